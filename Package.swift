@@ -1,0 +1,42 @@
+// swift-tools-version:6.1
+// SPDX-License-Identifier: MIT
+//
+// Keychain for Linux: a Secret Service provider (keychaind), the Keychain query model as a
+// Swift library, and keychainctl. Module map and dependency rules: ARCHITECTURE in README.md.
+
+import PackageDescription
+
+let package = Package(
+  name: "keychain-linux",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "KeychainDBus", targets: ["KeychainDBus"])
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2")
+  ],
+  targets: [
+    // The only two places where C is visible. Everything above them speaks Swift.
+    .systemLibrary(
+      name: "CKeychainDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+    .systemLibrary(
+      name: "CKeychainGcrypt", pkgConfig: "libgcrypt", providers: [.apt(["libgcrypt20-dev"])]),
+    // gcry_control is variadic, which Swift cannot call: a few fixed-signature wrappers.
+    .target(name: "CKeychainGcryptShim", dependencies: ["CKeychainGcrypt"]),
+
+    .target(
+      name: "KeychainDBus",
+      dependencies: [
+        "CKeychainDBus",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+
+    // Test support: private dbus-daemon, child processes, temp dirs. Never linked into products.
+    .target(name: "KeychainTesting", dependencies: ["KeychainDBus"]),
+
+    .testTarget(
+      name: "KeychainDBusTests",
+      dependencies: ["KeychainDBus", "KeychainTesting", "CKeychainDBus"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

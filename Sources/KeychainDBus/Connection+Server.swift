@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+//
+// The server side of a connection: method calls to exported paths reach a handler on the
+// connection's thread, which answers through a `Responder` at once or later from any task.
+
+import CKeychainDBus
+import Synchronization
+
+/// Receives the method calls for one registered path, or for a whole subtree.
+public protocol MethodCallHandler: Sendable {
+  /// Called on the connection's thread for each method call. It must not block: answer
+  /// through `responder`, at once or later from any task.
+  func handle(_ call: Message, responder: Responder)
+}
+
+extension Connection {
+  /// Routes method calls for `path` to `handler`; with `subtree`, also every path below it
+  /// that has no registration of its own (a libdbus fallback).
+  public func register(_ handler: any MethodCallHandler, at path: ObjectPath, subtree: Bool = true)
+    throws(DBusError)
+  {
+    guard isOpen else { throw Connection.closedError }
+    guard handlers[path] == nil else {
+      throw DBusError(.failed, "a handler is already registered at \(path)")
+    }
+    var vtable = DBusObjectPathVTable()
+    vtable.message_function = { _, message, data in
+      let connection = Unmanaged<Connection>.fromOpaque(data!).takeUnretainedValue()
+      nonisolated(unsafe) let message = message!
+      return connection.assumeIsolated { $0.dispatchCall(message) }
+    }
+    let me = Unmanaged.passUnretained(self).toOpaque()
+    let error = CError()
+    // libdbus copies the vtable. The connection outlives its registrations: `close` and
+    // `unregister` remove them.
+    let ok =
+      subtree
+      ? dbus_connection_try_register_fallback(raw, path.rawValue, &vtable, me, &error.value)
+      : dbus_connection_try_register_object_path(raw, path.rawValue, &vtable, me, &error.value)
+    guard ok != 0 else { throw error.swiftError(default: "cannot register \(path)") }
+    handlers[path] = handler
+  }
+
+  /// Removes the registration at `path`.
+  public func unregister(_ path: ObjectPath) {
+    guard handlers.removeValue(forKey: path) != nil else { return }
+    dbus_connection_unregister_object_path(raw, path.rawValue)
+  }
+
+  private func dispatchCall(_ pointer: OpaquePointer) -> DBusHandlerResult {
+    guard dbus_message_get_type(pointer) == DBUS_MESSAGE_TYPE_METHOD_CALL else {
+      return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+    }
+    let message = MessageDecoder.decode(pointer)
+    // libdbus picked the deepest registration at or above the path; find the same one.
+    var path = message.path ?? .root
+    while handlers[path] == nil, path != .root {
+      let parent = path.components.dropLast().joined(separator: "/")
+      path = ObjectPath(unchecked: "/" + parent)
+    }
+    guard let handler = handlers[path] else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+    handler.handle(message, responder: Responder(connection: self, call: message))
+    return DBUS_HANDLER_RESULT_HANDLED
+  }
+
+  /// Sends a reply made by a `Responder`; an unencodable reply becomes a `Failed` error.
+  func sendReply(_ reply: Message, to call: Message) {
+    guard isOpen else { return }
+    do {
+      try send(reply)
+    } catch {
+      logger.error(
+        "reply to \(call.member?.rawValue ?? "?") could not be encoded: \(error.message)")
+      _ = try? send(call.makeErrorReply(DBusError(.failed, "the service could not encode its reply")))
+    }
+  }
+}
+
+/// Answers one method call, exactly once, from any thread.
+///
+/// A responder dropped without an answer sends `org.freedesktop.DBus.Error.Failed`, so a caller
+/// is never left waiting for its timeout because of a bug in a handler.
+public final class Responder: Sendable {
+  private let connection: Connection
+  private let call: Message
+  private let answered = Atomic<Bool>(false)
+
+  init(connection: Connection, call: Message) {
+    self.connection = connection
+    // Keep only the header: the arguments may be large, and may be secret.
+    var header = call
+    header.body = []
+    self.call = header
+  }
+
+  /// The unique name of the caller.
+  public var caller: BusName? { call.sender }
+
+  /// Sends the method's return values.
+  public func reply(_ body: [DBusValue] = []) {
+    answer(call.makeReply(body))
+  }
+
+  /// Sends an error reply.
+  public func fail(_ error: DBusError) {
+    answer(call.makeErrorReply(error))
+  }
+
+  private func answer(_ message: Message) {
+    guard answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+      .exchanged, !call.noReplyExpected
+    else { return }
+    let connection = connection
+    let call = call
+    if connection.loop.isCurrent {
+      connection.assumeIsolated { $0.sendReply(message, to: call) }
+    } else {
+      connection.loop.execute { connection.assumeIsolated { $0.sendReply(message, to: call) } }
+    }
+  }
+
+  deinit {
+    if !answered.load(ordering: .acquiring) {
+      fail(DBusError(.failed, "the service did not answer this call"))
+    }
+  }
+}

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+//
+// Child processes for tests. posix_spawn with a cleared signal mask: a child started from a
+// Swift-concurrency thread would otherwise inherit a mask that blocks SIGTERM (SWIFT-NOTES §2.9).
+
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A child process started for a test; killed with SIGKILL if still running when freed.
+public final class ChildProcess: @unchecked Sendable {
+  // Invariant: `exitStatus` is only touched under `lock`.
+  public let pid: pid_t
+  private let lock = NSLock()
+  private var exitStatus: Int32?
+
+  /// The read end of the child's stdout, when `pipeStdout` was asked for.
+  public let stdoutPipe: FileHandle?
+
+  /// Starts `executable` (searched on PATH) with `arguments`.
+  /// - Parameters:
+  ///   - environment: the child's whole environment; nil keeps ours.
+  ///   - stdinFile, stdoutFile, stderrFile: files for the standard streams (nil: /dev/null,
+  ///     except stderr, which is inherited so that a failing daemon's message shows up).
+  ///   - pipeStdout: give the child's stdout to `stdoutPipe` instead of a file.
+  public init(
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+    stdinFile: String? = nil, stdoutFile: String? = nil, stderrFile: String? = nil,
+    pipeStdout: Bool = false
+  ) throws {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, stdinFile ?? "/dev/null", O_RDONLY, 0)
+    var pipeFDs: [Int32] = [-1, -1]
+    if pipeStdout {
+      guard pipe(&pipeFDs) == 0 else { throw TestingError("pipe failed: errno \(errno)") }
+      posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
+      posix_spawn_file_actions_addclose(&actions, pipeFDs[0])
+      posix_spawn_file_actions_addclose(&actions, pipeFDs[1])
+    } else {
+      posix_spawn_file_actions_addopen(
+        &actions, 1, stdoutFile ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    }
+    if let stderrFile {
+      posix_spawn_file_actions_addopen(&actions, 2, stderrFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    }
+
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var noSignals = sigset_t()
+    sigemptyset(&noSignals)
+    var allSignals = sigset_t()
+    sigfillset(&allSignals)
+    posix_spawnattr_setsigmask(&attributes, &noSignals)
+    posix_spawnattr_setsigdefault(&attributes, &allSignals)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0)=\($1)") }
+      + [nil]
+    defer { env.forEach { free($0) } }
+
+    var child: pid_t = 0
+    let rc = posix_spawnp(&child, executable, &actions, &attributes, argv, env)
+    if pipeStdout { close(pipeFDs[1]) }
+    guard rc == 0 else {
+      if pipeStdout { close(pipeFDs[0]) }
+      throw TestingError("cannot start \(executable): \(String(cString: strerror(rc)))")
+    }
+    pid = child
+    stdoutPipe = pipeStdout ? FileHandle(fileDescriptor: pipeFDs[0], closeOnDealloc: true) : nil
+  }
+
+  deinit {
+    if exitStatus == nil {
+      kill(pid, SIGKILL)
+      var status: Int32 = 0
+      waitpid(pid, &status, 0)
+    }
+  }
+
+  /// Sends `signal` to the child.
+  public func signal(_ signal: Int32) { kill(pid, signal) }
+
+  /// Waits for the child to exit, at most `timeout`; returns its exit code (128+N for signal N),
+  /// or nil if it is still running when the time is up.
+  @discardableResult
+  public func wait(timeout: Duration = .seconds(30)) -> Int32? {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+      if let status = poll() { return status }
+      if ContinuousClock.now >= deadline { return nil }
+      usleep(2_000)
+    }
+  }
+
+  /// The exit code if the child has exited, without waiting.
+  public func poll() -> Int32? {
+    lock.lock()
+    defer { lock.unlock() }
+    if let exitStatus { return exitStatus }
+    var status: Int32 = 0
+    guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+    let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    exitStatus = code
+    return code
+  }
+
+  /// Reads one line from `stdoutPipe`, waiting at most `timeout`.
+  public func readLine(timeout: Duration = .seconds(10)) throws -> String {
+    guard let fd = stdoutPipe?.fileDescriptor else { throw TestingError("stdout is not piped") }
+    var line: [UInt8] = []
+    let deadline = ContinuousClock.now + timeout
+    while true {
+      var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      let remaining = deadline - ContinuousClock.now
+      guard remaining > .zero else { throw TestingError("no line from pid \(pid) in time") }
+      let ms = Int32(remaining.components.seconds * 1000 + 1)
+      guard Glibc.poll(&entry, 1, ms) > 0 else { continue }
+      var byte: UInt8 = 0
+      guard read(fd, &byte, 1) == 1 else { throw TestingError("pid \(pid) closed its stdout") }
+      if byte == 0x0A { return String(decoding: line, as: UTF8.self) }
+      line.append(byte)
+    }
+  }
+}
+
+/// What a finished command printed and returned.
+public struct CommandResult: Sendable {
+  public var status: Int32
+  public var stdout: String
+  public var stderr: String
+  /// The raw bytes of stdout, for binary output.
+  public var stdoutBytes: [UInt8]
+}
+
+/// Runs a command to completion with `stdin` as its input; fails if it runs past `timeout`.
+public func runCommand(
+  _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+  stdin: [UInt8] = [], timeout: Duration = .seconds(60)
+) throws -> CommandResult {
+  let dir = try TemporaryDirectory(prefix: "cmd")
+  let input = dir.path + "/stdin"
+  guard FileManager.default.createFile(atPath: input, contents: Data(stdin)) else {
+    throw TestingError("cannot write \(input)")
+  }
+  let child = try ChildProcess(
+    executable, arguments, environment: environment, stdinFile: input,
+    stdoutFile: dir.path + "/stdout", stderrFile: dir.path + "/stderr")
+  guard let status = child.wait(timeout: timeout) else {
+    throw TestingError("\(executable) \(arguments.joined(separator: " ")) did not finish in time")
+  }
+  let out = (try? Data(contentsOf: URL(fileURLWithPath: dir.path + "/stdout"))) ?? Data()
+  let err = (try? Data(contentsOf: URL(fileURLWithPath: dir.path + "/stderr"))) ?? Data()
+  return CommandResult(
+    status: status, stdout: String(decoding: out, as: UTF8.self),
+    stderr: String(decoding: err, as: UTF8.self), stdoutBytes: Array(out))
+}
+
+/// A failure in the test harness itself.
+public struct TestingError: Error, CustomStringConvertible {
+  public let description: String
+  public init(_ description: String) { self.description = description }
+}
