@@ -73,7 +73,7 @@ extension Connection {
   /// Hands a received signal to every matching subscription; runs on the loop thread.
   func deliverSignal(_ message: Message) {
     if message.sender == .bus, message.interface == .bus, message.destination == uniqueName,
-      let name = message.body.first?.string.flatMap(BusName.init(validating:))
+      let name = message.body.first?.string.flatMap(BusName.init(validating:)), !name.isUnique
     {
       if message.member == "NameAcquired" { nameEventsContinuation.yield(.acquired(name)) }
       if message.member == "NameLost" { nameEventsContinuation.yield(.lost(name)) }

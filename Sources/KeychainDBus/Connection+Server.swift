@@ -25,19 +25,25 @@ extension Connection {
     }
     var vtable = DBusObjectPathVTable()
     vtable.message_function = { _, message, data in
-      let connection = Unmanaged<Connection>.fromOpaque(data!).takeUnretainedValue()
+      guard let connection = WeakConnection.from(data) else {
+        return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+      }
       nonisolated(unsafe) let message = message!
       return connection.assumeIsolated { $0.dispatchCall(message) }
     }
-    let me = Unmanaged.passUnretained(self).toOpaque()
+    // libdbus releases the user data when the path is unregistered or the connection is freed.
+    vtable.unregister_function = { _, data in WeakConnection.release(data) }
+    let me = WeakConnection.retained(self)
     let error = CError()
-    // libdbus copies the vtable. The connection outlives its registrations: `close` and
-    // `unregister` remove them.
+    // libdbus copies the vtable.
     let ok =
       subtree
       ? dbus_connection_try_register_fallback(raw, path.rawValue, &vtable, me, &error.value)
       : dbus_connection_try_register_object_path(raw, path.rawValue, &vtable, me, &error.value)
-    guard ok != 0 else { throw error.swiftError(default: "cannot register \(path)") }
+    guard ok != 0 else {
+      WeakConnection.release(me)
+      throw error.swiftError(default: "cannot register \(path)")
+    }
     handlers[path] = handler
   }
 
@@ -81,7 +87,8 @@ extension Connection {
 /// A responder dropped without an answer sends `org.freedesktop.DBus.Error.Failed`, so a caller
 /// is never left waiting for its timeout because of a bug in a handler.
 public final class Responder: Sendable {
-  private let connection: Connection
+  /// The connection the call came in on.
+  public let connection: Connection
   private let call: Message
   private let answered = Atomic<Bool>(false)
 

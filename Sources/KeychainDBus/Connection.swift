@@ -67,13 +67,16 @@ public actor Connection {
   }
 
   private func attach() throws(DBusError) {
-    let me = Unmanaged.passUnretained(self).toOpaque()
     guard loop.attach(raw),
-      dbus_connection_add_filter(raw, { _, message, data in
-        let connection = Unmanaged<Connection>.fromOpaque(data!).takeUnretainedValue()
-        nonisolated(unsafe) let message = message!
-        return connection.assumeIsolated { $0.filter(message) }
-      }, me, nil) != 0
+      dbus_connection_add_filter(
+        raw,
+        { _, message, data in
+          guard let connection = WeakConnection.from(data) else {
+            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+          }
+          nonisolated(unsafe) let message = message!
+          return connection.assumeIsolated { $0.filter(message) }
+        }, WeakConnection.retained(self), WeakConnection.release) != 0
     else { throw MessageEncoder.outOfMemory }
     loop.afterIteration = { [raw] in
       while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
@@ -152,6 +155,28 @@ public actor Connection {
     let message = MessageDecoder.decode(pointer)
     deliverSignal(message)
     return DBUS_HANDLER_RESULT_HANDLED
+  }
+}
+
+/// What libdbus callbacks get as user data: a weak reference, retained by libdbus and released
+/// through its free function. A message dispatched while the actor is being freed finds nil
+/// here instead of a dangling pointer.
+final class WeakConnection: Sendable {
+  nonisolated(unsafe) weak var connection: Connection?
+  // Invariant: written once in init; Swift weak loads are thread-safe.
+
+  private init(_ connection: Connection) { self.connection = connection }
+
+  static func retained(_ connection: Connection) -> UnsafeMutableRawPointer {
+    Unmanaged.passRetained(WeakConnection(connection)).toOpaque()
+  }
+
+  static func from(_ data: UnsafeMutableRawPointer?) -> Connection? {
+    Unmanaged<WeakConnection>.fromOpaque(data!).takeUnretainedValue().connection
+  }
+
+  static let release: @convention(c) (UnsafeMutableRawPointer?) -> Void = { data in
+    Unmanaged<WeakConnection>.fromOpaque(data!).release()
   }
 }
 

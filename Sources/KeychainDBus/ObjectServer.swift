@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+//
+// A subtree of exported objects. The tree says which interfaces live at a path; the server
+// checks each call against the interface's declaration, answers Properties and Introspectable
+// for every object, and turns any failure into a named D-Bus error. (libdbus answers Peer.)
+
+import Logging
+
+/// One method call, as an interface implementation sees it.
+public struct MethodRequest: Sendable {
+  /// The whole call, header and arguments.
+  public let message: Message
+  /// The connection the call came in on, for signals and per-caller state.
+  public let connection: Connection
+
+  /// The object path the call was sent to.
+  public var path: ObjectPath { message.path ?? .root }
+  /// The method's name.
+  public var member: MemberName { message.member ?? "Unknown" }
+  /// The unique bus name of the caller.
+  public var caller: BusName { message.sender ?? BusName(unchecked: ":0.0") }
+  /// The call's arguments, already checked against the declared input signature.
+  public var arguments: [DBusValue] { message.body }
+
+  /// Argument `index` converted to `T`. The server checked the signature, so this fails only
+  /// when a handler asks for a type its own declaration does not have.
+  public func argument<T: DBusRepresentable>(_ index: Int, as type: T.Type = T.self)
+    throws(DBusError) -> T
+  {
+    guard index < arguments.count else {
+      throw DBusError(.invalidArgs, "missing argument \(index) of \(member)")
+    }
+    return try T(dbusValue: arguments[index])
+  }
+}
+
+/// One D-Bus interface of an exported object.
+public protocol DBusInterface: Sendable {
+  /// The interface's declaration; calls and property types are checked against it.
+  var interfaceDescription: InterfaceDescription { get }
+  /// Runs a declared method; returns values matching its declared outputs.
+  func call(_ request: MethodRequest) async throws -> [DBusValue]
+  /// Reads a declared, readable property.
+  func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue
+  /// Writes a declared, writable property; `value` already has the declared type.
+  func setProperty(_ name: String, to value: DBusValue, _ request: MethodRequest) async throws
+}
+
+extension DBusInterface {
+  public func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue {
+    throw DBusError(.unknownProperty, "no property \(name)")
+  }
+  public func setProperty(_ name: String, to value: DBusValue, _ request: MethodRequest)
+    async throws
+  {
+    throw DBusError(.propertyReadOnly, "property \(name) is read-only")
+  }
+}
+
+/// Which objects exist under a subtree, and what they implement.
+public protocol ObjectTree: Sendable {
+  /// The interfaces of the object at `path`, or nil when there is no object there.
+  func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]?
+  /// The names of the nodes directly below `path`, for introspection.
+  func childNodes(of path: ObjectPath) async throws -> [String]
+}
+
+/// Serves an `ObjectTree` on a connection; register it with `Connection.register(_:at:)`.
+public final class ObjectServer: MethodCallHandler {
+  private let tree: any ObjectTree
+  private let logger: Logger
+
+  /// A server for `tree`; unexpected errors are logged to `logger` (never with arguments).
+  public init(_ tree: any ObjectTree, logger: Logger = Logger(label: "keychain.dbus.server")) {
+    self.tree = tree
+    self.logger = logger
+  }
+
+  public func handle(_ call: Message, responder: Responder) {
+    // Runs on the connection's thread until the first suspension, so an implementation that
+    // answers without waiting is answered without a thread hop.
+    Task.immediate { await self.respond(to: call, responder) }
+  }
+
+  // Accessed only through the connection that delivered the call; see `handle`.
+  private nonisolated(nonsending) func respond(to call: Message, _ responder: Responder) async {
+    do {
+      responder.reply(try await dispatch(call, on: responder.connection))
+    } catch let error as DBusError {
+      responder.fail(error)
+    } catch {
+      // The boundary: details go to the log, the caller gets a generic error.
+      logger.error(
+        "\(call.interface?.rawValue ?? "").\(call.member?.rawValue ?? "") failed: \(error)")
+      responder.fail(DBusError(.failed, "internal error in the service"))
+    }
+  }
+
+  private nonisolated(nonsending) func dispatch(_ call: Message, on connection: Connection)
+    async throws -> [DBusValue]
+  {
+    let request = MethodRequest(message: call, connection: connection)
+    let path = request.path
+    if call.interface == .introspectable || (call.interface == nil && call.member == "Introspect")
+    {
+      try ObjectServer.checkArguments(call, InterfaceDescription.introspectable.method("Introspect")!)
+      return [.string(try await introspect(path))]
+    }
+    guard let interfaces = try await tree.interfaces(at: path) else {
+      throw DBusError(.unknownObject, "no such object path \(path)")
+    }
+    if call.interface == .properties {
+      return try await PropertiesHandler(interfaces: interfaces).handle(request)
+    }
+    let target: (any DBusInterface)?
+    if let name = call.interface {
+      guard let found = interfaces.first(where: { $0.interfaceDescription.name == name }) else {
+        throw DBusError(.unknownInterface, "object \(path) has no interface \(name)")
+      }
+      target = found
+    } else {
+      target = interfaces.first { $0.interfaceDescription.method(request.member) != nil }
+    }
+    guard let target, let method = target.interfaceDescription.method(request.member) else {
+      throw DBusError(.unknownMethod, "no method \(request.member) on \(path)")
+    }
+    try ObjectServer.checkArguments(call, method)
+    let result = try await target.call(request)
+    let signature = result.map(\.type.signature).joined()
+    guard signature == method.outputSignature else {
+      logger.error(
+        "\(method.name) returned (\(signature)), declared (\(method.outputSignature))")
+      throw DBusError(.failed, "internal error in the service")
+    }
+    return result
+  }
+
+  static func checkArguments(_ call: Message, _ method: MethodDescription) throws(DBusError) {
+    let got = call.body.map(\.type.signature).joined()
+    guard got == method.inputSignature else {
+      throw DBusError(
+        .invalidArgs,
+        "\(method.name) takes arguments (\(method.inputSignature)), got (\(got))")
+    }
+  }
+
+  private nonisolated(nonsending) func introspect(_ path: ObjectPath) async throws -> String {
+    let children = try await tree.childNodes(of: path)
+    guard let interfaces = try await tree.interfaces(at: path) else {
+      guard !children.isEmpty else {
+        throw DBusError(.unknownObject, "no such object path \(path)")
+      }
+      return IntrospectionXML.document(interfaces: [.introspectable], children: children)
+    }
+    let standard: [InterfaceDescription] = [.peer, .introspectable, .properties]
+    return IntrospectionXML.document(
+      interfaces: standard + interfaces.map(\.interfaceDescription), children: children)
+  }
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+
+/// `org.freedesktop.DBus.Properties` for one object, over the declarations of its interfaces.
+struct PropertiesHandler {
+  let interfaces: [any DBusInterface]
+
+  func handle(_ request: MethodRequest) async throws -> [DBusValue] {
+    guard let method = InterfaceDescription.properties.method(request.member) else {
+      throw DBusError(.unknownMethod, "no method \(request.member) on \(InterfaceName.properties)")
+    }
+    try ObjectServer.checkArguments(request.message, method)
+    let interfaceName: String = try request.argument(0)
+    switch request.member.rawValue {
+    case "Get":
+      let (interface, property) = try lookup(interfaceName, try request.argument(1))
+      guard property.access.isReadable else {
+        throw DBusError(.accessDenied, "property \(property.name) is write-only")
+      }
+      return [.variant(try await read(interface, property, request))]
+    case "Set":
+      let (interface, property) = try lookup(interfaceName, try request.argument(1))
+      guard property.access.isWritable else {
+        throw DBusError(.propertyReadOnly, "property \(property.name) is read-only")
+      }
+      let value: DBusValue = try request.argument(2)
+      guard value.type == property.type else {
+        throw DBusError(
+          .invalidArgs, "property \(property.name) has type \(property.type), got \(value.type)")
+      }
+      try await interface.setProperty(property.name, to: value, request)
+      return []
+    default:  // GetAll; an empty interface name means every interface
+      let selected = try interfaceName.isEmpty ? interfaces : [interface(named: interfaceName)]
+      var entries: [DBusDictEntry] = []
+      for interface in selected {
+        for property in interface.interfaceDescription.properties where property.access.isReadable {
+          entries.append(
+            DBusDictEntry(
+              .string(property.name), .variant(try await read(interface, property, request))))
+        }
+      }
+      return [.dictionary(key: .string, value: .variant, entries)]
+    }
+  }
+
+  private func interface(named name: String) throws(DBusError) -> any DBusInterface {
+    guard let found = interfaces.first(where: { $0.interfaceDescription.name.rawValue == name })
+    else {
+      throw DBusError(.unknownInterface, "no interface \(DBusError.quoted(name)) on this object")
+    }
+    return found
+  }
+
+  private func lookup(_ interfaceName: String, _ propertyName: String) throws(DBusError)
+    -> (any DBusInterface, PropertyDescription)
+  {
+    let interface = try interface(named: interfaceName)
+    guard let property = interface.interfaceDescription.property(propertyName) else {
+      throw DBusError(
+        .unknownProperty, "no property \(DBusError.quoted(propertyName)) on \(interfaceName)")
+    }
+    return (interface, property)
+  }
+
+  /// Reads a property and checks the implementation returned the declared type.
+  private func read(
+    _ interface: any DBusInterface, _ property: PropertyDescription, _ request: MethodRequest
+  ) async throws -> DBusValue {
+    let value = try await interface.getProperty(property.name, request)
+    guard value.type == property.type else {
+      throw DBusError(.failed, "property \(property.name) has the wrong type in the service")
+    }
+    return value
+  }
+}
+
+extension Connection {
+  /// Emits `PropertiesChanged` for `interface` at `path`.
+  public func emitPropertiesChanged(
+    at path: ObjectPath, interface: InterfaceName, changed: [String: DBusValue],
+    invalidated: [String] = []
+  ) throws(DBusError) {
+    try emit(
+      .properties, "PropertiesChanged", from: path,
+      [.string(interface.rawValue), changed.dbusValue, invalidated.dbusValue])
+  }
+}

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+//
+// A small example service on the object server: the D-Bus layer's tests, the gdbus/busctl
+// interop checks and the round-trip benchmark all talk to it.
+
+import KeychainDBus
+import Synchronization
+
+/// `org.example.Demo` at `/org/example/Demo` (and `/org/example/Demo/child`).
+public final class DemoService: ObjectTree, DBusInterface {
+  public static let name: BusName = "org.example.Demo"
+  public static let path: ObjectPath = "/org/example/Demo"
+  public static let interface: InterfaceName = "org.example.Demo"
+
+  private let greeting = Mutex("Hello")
+
+  public init() {}
+
+  /// Registers the service on `connection`, then asks for its well-known name.
+  public func publish(on connection: Connection, options: NameRequestOptions = [.doNotQueue])
+    async throws -> NameRequestResult
+  {
+    try await connection.register(ObjectServer(self), at: Self.path)
+    return try await connection.requestName(Self.name, options: options)
+  }
+
+  public let interfaceDescription = InterfaceDescription(
+    DemoService.interface,
+    methods: [
+      MethodDescription("Hello", inputs: [.init("name", .string)], outputs: [.init("reply", .string)]),
+      MethodDescription("Echo", inputs: [.init("value", .variant)], outputs: [.init("value", .variant)]),
+      MethodDescription("Later", inputs: [.init("milliseconds", .uint32)], outputs: [.init("reply", .string)]),
+      MethodDescription("Fail", inputs: [.init("error_name", .string)]),
+      MethodDescription("Emit", inputs: [.init("text", .string)]),
+      MethodDescription("Caller", outputs: [.init("unique_name", .string)]),
+      MethodDescription("Attributes", inputs: [.init("attributes", .dictionary(key: .string, value: .string))], outputs: [.init("count", .uint32)]),
+    ],
+    properties: [
+      PropertyDescription("Greeting", .string, .readwrite),
+      PropertyDescription("Version", .uint32),
+    ],
+    signals: [SignalDescription("Greeted", [.init("text", .string)])])
+
+  public func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]? {
+    path == Self.path || path.rawValue == Self.path.rawValue + "/child" ? [self] : nil
+  }
+
+  public func childNodes(of path: ObjectPath) async throws -> [String] {
+    switch path.rawValue {
+    case "/": ["org"]
+    case "/org": ["example"]
+    case "/org/example": ["Demo"]
+    case Self.path.rawValue: ["child"]
+    default: []
+    }
+  }
+
+  public func call(_ request: MethodRequest) async throws -> [DBusValue] {
+    switch request.member.rawValue {
+    case "Hello":
+      let name: String = try request.argument(0)
+      return [.string("\(greeting.withLock { $0 }), \(name)!")]
+    case "Echo":
+      return [.variant(try request.argument(0, as: DBusValue.self))]
+    case "Later":
+      let milliseconds: UInt32 = try request.argument(0)
+      try await Task.sleep(for: .milliseconds(Int(milliseconds)))
+      return [.string("later")]
+    case "Fail":
+      throw DBusError(try ErrorName(try request.argument(0, as: String.self)), "failed on request")
+    case "Emit":
+      let text: String = try request.argument(0)
+      try await request.connection.emit(Self.interface, "Greeted", from: request.path, [.string(text)])
+      return []
+    case "Caller":
+      return [.string(request.caller.rawValue)]
+    default:  // Attributes
+      return [.uint32(UInt32(try request.argument(0, as: [String: String].self).count))]
+    }
+  }
+
+  public func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue {
+    name == "Greeting" ? .string(greeting.withLock { $0 }) : .uint32(1)
+  }
+
+  public func setProperty(_ name: String, to value: DBusValue, _ request: MethodRequest)
+    async throws
+  {
+    guard let text = value.string, !text.isEmpty else {
+      throw DBusError(.invalidArgs, "Greeting must not be empty")
+    }
+    greeting.withLock { $0 = text }
+    try await request.connection.emitPropertiesChanged(
+      at: request.path, interface: Self.interface, changed: ["Greeting": value])
+  }
+}
