@@ -10,7 +10,9 @@ let package = Package(
   name: "keychain-linux",
   platforms: [.macOS(.v15)],
   products: [
-    .library(name: "KeychainDBus", targets: ["KeychainDBus"])
+    .library(name: "KeychainDBus", targets: ["KeychainDBus"]),
+    // Private bus, child processes and a demo service, for tests and the benchmarks package.
+    .library(name: "KeychainTesting", targets: ["KeychainTesting"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2")

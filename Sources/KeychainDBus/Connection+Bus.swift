@@ -27,7 +27,10 @@ public struct NameRequestOptions: OptionSet, Sendable {
 
 /// The answer to `RequestName`.
 public enum NameRequestResult: UInt32, Sendable {
-  case primaryOwner = 1, inQueue = 2, exists = 3, alreadyOwner = 4
+  case primaryOwner = 1
+  case inQueue = 2
+  case exists = 3
+  case alreadyOwner = 4
 }
 
 /// The identity of a peer connection as the bus reports it.
@@ -46,7 +49,8 @@ extension Connection {
   /// Calls a method of the bus daemon.
   func callBus(_ member: MemberName, _ body: [DBusValue]) async throws(DBusError) -> [DBusValue] {
     try await call(
-      .methodCall(destination: .bus, path: "/org/freedesktop/DBus", interface: .bus,
+      .methodCall(
+        destination: .bus, path: "/org/freedesktop/DBus", interface: .bus,
         member: member, body: body)
     ).body
   }
@@ -103,7 +107,8 @@ extension Connection {
   public func requestName(_ name: BusName, options: NameRequestOptions = [])
     async throws(DBusError) -> NameRequestResult
   {
-    let reply = try await callBus("RequestName", [.string(name.rawValue), .uint32(options.rawValue)])
+    let reply = try await callBus(
+      "RequestName", [.string(name.rawValue), .uint32(options.rawValue)])
     guard case .uint32(let code)? = reply.first, let result = NameRequestResult(rawValue: code)
     else { throw DBusError(.failed, "unexpected RequestName reply") }
     return result
@@ -119,7 +124,7 @@ extension Connection {
     do {
       let reply = try await callBus("GetNameOwner", [.string(name.rawValue)])
       return reply.first?.string.flatMap(BusName.init(validating:))
-    } catch where error.name == .nameHasNoOwner {
+    } catch  where error.name == .nameHasNoOwner {
       return nil
     }
   }

@@ -77,7 +77,8 @@ extension Connection {
     } catch {
       logger.error(
         "reply to \(call.member?.rawValue ?? "?") could not be encoded: \(error.message)")
-      _ = try? send(call.makeErrorReply(DBusError(.failed, "the service could not encode its reply")))
+      _ = try? send(
+        call.makeErrorReply(DBusError(.failed, "the service could not encode its reply")))
     }
   }
 }
@@ -114,8 +115,9 @@ public final class Responder: Sendable {
   }
 
   private func answer(_ message: Message) {
-    guard answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
-      .exchanged, !call.noReplyExpected
+    guard
+      answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+        .exchanged, !call.noReplyExpected
     else { return }
     let connection = connection
     let call = call

@@ -22,7 +22,8 @@ public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
   public static func quoted(_ text: String) -> String {
     var out = "\""
     for scalar in text.unicodeScalars.prefix(64) {
-      out += scalar.properties.generalCategory == .control
+      out +=
+        scalar.properties.generalCategory == .control
         ? scalar.escaped(asASCII: true) : String(scalar)
     }
     return out + (text.unicodeScalars.count > 64 ? "…\"" : "\"")

@@ -28,7 +28,9 @@ enum MessageDecoder {
     message.destination = dbus_message_get_destination(pointer).map {
       BusName(unchecked: String(cString: $0))
     }
-    message.sender = dbus_message_get_sender(pointer).map { BusName(unchecked: String(cString: $0)) }
+    message.sender = dbus_message_get_sender(pointer).map {
+      BusName(unchecked: String(cString: $0))
+    }
     message.serial = dbus_message_get_serial(pointer)
     message.replySerial = dbus_message_get_reply_serial(pointer)
     message.noReplyExpected = dbus_message_get_no_reply(pointer) != 0
@@ -73,8 +75,10 @@ enum MessageDecoder {
     case UInt8(ascii: "t"): return .uint64(UInt64(basic(&iter).u64))
     case UInt8(ascii: "d"): return .double(basic(&iter).dbl)
     case UInt8(ascii: "s"): return .string(String(cString: basic(&iter).str))
-    case UInt8(ascii: "o"): return .objectPath(ObjectPath(unchecked: String(cString: basic(&iter).str)))
-    case UInt8(ascii: "g"): return .signature(Signature(unchecked: String(cString: basic(&iter).str)))
+    case UInt8(ascii: "o"):
+      return .objectPath(ObjectPath(unchecked: String(cString: basic(&iter).str)))
+    case UInt8(ascii: "g"):
+      return .signature(Signature(unchecked: String(cString: basic(&iter).str)))
     // libdbus hands us a duplicate that we now own.
     case UInt8(ascii: "h"): return .unixFD(UnixFileDescriptor(taking: basic(&iter).fd))
     case UInt8(ascii: "v"):

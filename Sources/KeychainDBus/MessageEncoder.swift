@@ -31,7 +31,9 @@ enum MessageEncoder {
     if let path = message.path { ok = ok && dbus_message_set_path(pointer, path.rawValue) != 0 }
     if let i = message.interface { ok = ok && dbus_message_set_interface(pointer, i.rawValue) != 0 }
     if let m = message.member { ok = ok && dbus_message_set_member(pointer, m.rawValue) != 0 }
-    if let e = message.errorName { ok = ok && dbus_message_set_error_name(pointer, e.rawValue) != 0 }
+    if let e = message.errorName {
+      ok = ok && dbus_message_set_error_name(pointer, e.rawValue) != 0
+    }
     if let d = message.destination {
       ok = ok && dbus_message_set_destination(pointer, d.rawValue) != 0
     }

@@ -101,9 +101,9 @@ public final class ObjectServer: MethodCallHandler {
   {
     let request = MethodRequest(message: call, connection: connection)
     let path = request.path
-    if call.interface == .introspectable || (call.interface == nil && call.member == "Introspect")
-    {
-      try ObjectServer.checkArguments(call, InterfaceDescription.introspectable.method("Introspect")!)
+    if call.interface == .introspectable || (call.interface == nil && call.member == "Introspect") {
+      try ObjectServer.checkArguments(
+        call, InterfaceDescription.introspectable.method("Introspect")!)
       return [.string(try await introspect(path))]
     }
     guard let interfaces = try await tree.interfaces(at: path) else {

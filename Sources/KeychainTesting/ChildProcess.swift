@@ -60,10 +60,11 @@ public final class ChildProcess: @unchecked Sendable {
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0)=\($1)") }
+    defer { for pointer in argv { free(pointer) } }
+    let env =
+      (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0)=\($1)") }
       + [nil]
-    defer { env.forEach { free($0) } }
+    defer { for pointer in env { free(pointer) } }
 
     var child: pid_t = 0
     let rc = posix_spawnp(&child, executable, &actions, &attributes, argv, env)

@@ -27,13 +27,18 @@ public final class DemoService: ObjectTree, DBusInterface {
   public let interfaceDescription = InterfaceDescription(
     DemoService.interface,
     methods: [
-      MethodDescription("Hello", inputs: [.init("name", .string)], outputs: [.init("reply", .string)]),
-      MethodDescription("Echo", inputs: [.init("value", .variant)], outputs: [.init("value", .variant)]),
-      MethodDescription("Later", inputs: [.init("milliseconds", .uint32)], outputs: [.init("reply", .string)]),
+      MethodDescription(
+        "Hello", inputs: [.init("name", .string)], outputs: [.init("reply", .string)]),
+      MethodDescription(
+        "Echo", inputs: [.init("value", .variant)], outputs: [.init("value", .variant)]),
+      MethodDescription(
+        "Later", inputs: [.init("milliseconds", .uint32)], outputs: [.init("reply", .string)]),
       MethodDescription("Fail", inputs: [.init("error_name", .string)]),
       MethodDescription("Emit", inputs: [.init("text", .string)]),
       MethodDescription("Caller", outputs: [.init("unique_name", .string)]),
-      MethodDescription("Attributes", inputs: [.init("attributes", .dictionary(key: .string, value: .string))], outputs: [.init("count", .uint32)]),
+      MethodDescription(
+        "Attributes", inputs: [.init("attributes", .dictionary(key: .string, value: .string))],
+        outputs: [.init("count", .uint32)]),
     ],
     properties: [
       PropertyDescription("Greeting", .string, .readwrite),
@@ -70,7 +75,8 @@ public final class DemoService: ObjectTree, DBusInterface {
       throw DBusError(try ErrorName(try request.argument(0, as: String.self)), "failed on request")
     case "Emit":
       let text: String = try request.argument(0)
-      try await request.connection.emit(Self.interface, "Greeted", from: request.path, [.string(text)])
+      try await request.connection.emit(
+        Self.interface, "Greeted", from: request.path, [.string(text)])
       return []
     case "Caller":
       return [.string(request.caller.rawValue)]

@@ -25,18 +25,21 @@ struct DemoFixture {
   }
 
   func call(
-    _ member: MemberName, _ body: [DBusValue] = [], interface: InterfaceName? = DemoService.interface,
+    _ member: MemberName, _ body: [DBusValue] = [],
+    interface: InterfaceName? = DemoService.interface,
     path: ObjectPath = DemoService.path
   ) async throws(DBusError) -> [DBusValue] {
     try await client.call(
-      .methodCall(destination: DemoService.name, path: path, interface: interface,
+      .methodCall(
+        destination: DemoService.name, path: path, interface: interface,
         member: member, body: body)
     ).body
   }
 
   /// The error name a call fails with, or nil if it succeeds.
   func errorName(
-    _ member: MemberName, _ body: [DBusValue] = [], interface: InterfaceName? = DemoService.interface,
+    _ member: MemberName, _ body: [DBusValue] = [],
+    interface: InterfaceName? = DemoService.interface,
     path: ObjectPath = DemoService.path
   ) async -> ErrorName? {
     do {
@@ -91,8 +94,12 @@ final class SilentHandler: MethodCallHandler {
     #expect(await f.errorName("Nope") == .unknownMethod)
     #expect(await f.errorName("Hello", [.int32(1)]) == .invalidArgs)
     #expect(await f.errorName("Hello", []) == .invalidArgs)
-    #expect(await f.errorName("Hello", [.string("a")], interface: "org.example.Other") == .unknownInterface)
-    #expect(await f.errorName("Hello", [.string("a")], path: "/org/example/Demo/nothing") == .unknownObject)
+    #expect(
+      await f.errorName("Hello", [.string("a")], interface: "org.example.Other")
+        == .unknownInterface)
+    #expect(
+      await f.errorName("Hello", [.string("a")], path: "/org/example/Demo/nothing")
+        == .unknownObject)
     #expect(await f.errorName("Attributes", [["a": "b"].dbusValue]) == nil)
     // An error name that is not valid becomes InvalidArgs, never a crash in libdbus.
     #expect(await f.errorName("Fail", [.string("not a name")]) == .invalidArgs)
@@ -121,25 +128,43 @@ final class SilentHandler: MethodCallHandler {
     let changes = try await f.client.signals(
       matching: MatchRule(interface: .properties, member: "PropertiesChanged"))
     let iface = DBusValue.string(DemoService.interface.rawValue)
-    #expect(try await f.call("Get", [iface, .string("Greeting")], interface: .properties) == [.variant(.string("Hello"))])
-    _ = try await f.call("Set", [iface, .string("Greeting"), .variant(.string("Hi"))], interface: .properties)
+    #expect(
+      try await f.call("Get", [iface, .string("Greeting")], interface: .properties) == [
+        .variant(.string("Hello"))
+      ])
+    _ = try await f.call(
+      "Set", [iface, .string("Greeting"), .variant(.string("Hi"))], interface: .properties)
     #expect(try await f.call("Hello", [.string("you")]) == [.string("Hi, you!")])
     var iterator = changes.makeAsyncIterator()
     let change = await iterator.next()
     #expect(change?.body.first == iface)
     let all = try await f.call("GetAll", [iface], interface: .properties)
-    #expect(try [String: DBusValue](dbusValue: all[0]) == ["Greeting": .string("Hi"), "Version": .uint32(1)])
-    #expect(await f.errorName("Set", [iface, .string("Version"), .variant(.uint32(2))], interface: .properties) == .propertyReadOnly)
-    #expect(await f.errorName("Set", [iface, .string("Greeting"), .variant(.uint32(2))], interface: .properties) == .invalidArgs)
-    #expect(await f.errorName("Get", [iface, .string("Nope")], interface: .properties) == .unknownProperty)
-    #expect(await f.errorName("Get", [.string("no.such.Iface"), .string("x")], interface: .properties) == .unknownInterface)
+    #expect(
+      try [String: DBusValue](dbusValue: all[0]) == [
+        "Greeting": .string("Hi"), "Version": .uint32(1),
+      ])
+    #expect(
+      await f.errorName(
+        "Set", [iface, .string("Version"), .variant(.uint32(2))], interface: .properties)
+        == .propertyReadOnly)
+    #expect(
+      await f.errorName(
+        "Set", [iface, .string("Greeting"), .variant(.uint32(2))], interface: .properties)
+        == .invalidArgs)
+    #expect(
+      await f.errorName("Get", [iface, .string("Nope")], interface: .properties) == .unknownProperty
+    )
+    #expect(
+      await f.errorName("Get", [.string("no.such.Iface"), .string("x")], interface: .properties)
+        == .unknownInterface)
     #expect(await f.errorName("Get", [.string("x")], interface: .properties) == .invalidArgs)
   }
 
   @Test func signalsReachMatchingSubscribersOnly() async throws {
     let f = try await DemoFixture()
     let greeted = try await f.client.signals(
-      matching: MatchRule(sender: f.server.uniqueName, interface: DemoService.interface, member: "Greeted"))
+      matching: MatchRule(
+        sender: f.server.uniqueName, interface: DemoService.interface, member: "Greeted"))
     let other = try await f.client.signals(
       matching: MatchRule(interface: DemoService.interface, member: "Other"))
     _ = try await f.call("Emit", [.string("one")])
@@ -158,13 +183,16 @@ final class SilentHandler: MethodCallHandler {
     let first = try await bus.connect()
     let second = try await bus.connect()
     let name: BusName = "org.example.Owned"
-    #expect(try await first.requestName(name, options: [.allowReplacement, .doNotQueue]) == .primaryOwner)
+    #expect(
+      try await first.requestName(name, options: [.allowReplacement, .doNotQueue]) == .primaryOwner)
     // Asking again answers alreadyOwner (and would reset the flags if they differed).
-    #expect(try await first.requestName(name, options: [.allowReplacement, .doNotQueue]) == .alreadyOwner)
+    #expect(
+      try await first.requestName(name, options: [.allowReplacement, .doNotQueue]) == .alreadyOwner)
     #expect(try await second.requestName(name, options: [.doNotQueue]) == .exists)
     var events = first.nameEvents.makeAsyncIterator()
     #expect(await events.next() == .acquired(name))
-    #expect(try await second.requestName(name, options: [.replaceExisting, .doNotQueue]) == .primaryOwner)
+    #expect(
+      try await second.requestName(name, options: [.replaceExisting, .doNotQueue]) == .primaryOwner)
     #expect(await events.next() == .lost(name))
     #expect(try await first.nameOwner(name) == second.uniqueName)
     try await second.releaseName(name)
@@ -192,7 +220,8 @@ final class SilentHandler: MethodCallHandler {
           for callIndex in 0..<40 {
             let name = "c\(clientIndex)-\(callIndex)"
             let reply = try await client.call(
-              .methodCall(destination: DemoService.name, path: DemoService.path,
+              .methodCall(
+                destination: DemoService.name, path: DemoService.path,
                 interface: DemoService.interface, member: "Hello", body: [.string(name)]))
             #expect(reply.body == [.string("Hello, \(name)!")])
           }
@@ -249,7 +278,8 @@ final class SilentHandler: MethodCallHandler {
     bus = nil  // kills dbus-daemon
     do {
       _ = try await client.call(
-        .methodCall(destination: .bus, path: "/org/freedesktop/DBus", interface: .bus, member: "GetId"),
+        .methodCall(
+          destination: .bus, path: "/org/freedesktop/DBus", interface: .bus, member: "GetId"),
         timeout: .seconds(5))
       Issue.record("a call on a dead bus succeeded")
     } catch {

@@ -43,10 +43,12 @@ private func roundTrip(_ body: [DBusValue]) throws -> [DBusValue] {
     ])
     let body: [DBusValue] = [
       ["b": "2", "a": "1"].dbusValue,
-      .dictionary(key: .string, value: .variant, [
-        DBusDictEntry(.string("Label"), .variant(.string("x"))),
-        DBusDictEntry(.string("Nested"), .variant(.variant(.array(.int32, [.int32(1)])))),
-      ]),
+      .dictionary(
+        key: .string, value: .variant,
+        [
+          DBusDictEntry(.string("Label"), .variant(.string("x"))),
+          DBusDictEntry(.string("Nested"), .variant(.variant(.array(.int32, [.int32(1)])))),
+        ]),
       .array(.objectPath, [.objectPath("/a"), .objectPath("/b")]),
       .dictionary(key: .objectPath, value: secret.type, [DBusDictEntry(.objectPath("/i"), secret)]),
       .array(.array(.string), [.array(.string, []), .array(.string, [.string("z")])]),
@@ -123,14 +125,24 @@ private func roundTrip(_ body: [DBusValue]) throws -> [DBusValue] {
     ("NUL in a string", [.string("a\u{0}b")]),
     ("NUL in a nested string", [.variant(.array(.string, [.string("\u{0}")]))]),
     ("array element of another type", [.array(.string, [.string("a"), .int32(1)])]),
-    ("dictionary entry of another type", [.dictionary(key: .string, value: .string, [
-      DBusDictEntry(.string("k"), .int32(1))
-    ])]),
+    (
+      "dictionary entry of another type",
+      [
+        .dictionary(
+          key: .string, value: .string,
+          [
+            DBusDictEntry(.string("k"), .int32(1))
+          ])
+      ]
+    ),
     ("non-basic dictionary key", [.dictionary(key: .variant, value: .string, [])]),
     ("empty structure", [.structure([])]),
-    ("33 nested arrays", [
-      (0..<33).reduce(DBusValue.int32(1)) { v, _ in .array(v.type, [v]) }
-    ]),
+    (
+      "33 nested arrays",
+      [
+        (0..<33).reduce(DBusValue.int32(1)) { v, _ in .array(v.type, [v]) }
+      ]
+    ),
     ("33 nested structures", [(0..<33).reduce(DBusValue.int32(1)) { v, _ in .structure([v]) }]),
     ("65 nested variants", [(0..<65).reduce(DBusValue.int32(1)) { v, _ in .variant(v) }]),
     ("signature over 255 bytes", Array(repeating: .int32(1), count: 256)),

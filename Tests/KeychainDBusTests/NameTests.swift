@@ -17,17 +17,21 @@ import Testing
     "org.freedesktop.Secret.Service", "a.b", "a", "a.1b", "a..b", "_a._b", "a-b.c", "a.b.",
     String(repeating: "a.", count: 127) + "a", String(repeating: "a.", count: 128) + "a",
   ]
-  static let members = ["SearchItems", "_x", "x1", "1x", "", "a.b", "a-b", String(repeating: "m", count: 256)]
+  static let members = [
+    "SearchItems", "_x", "x1", "1x", "", "a.b", "a-b", String(repeating: "m", count: 256),
+  ]
   static let signatures = [
     "", "s", "a{sv}", "(oayays)", "a{o(oayays)}", "aaai", "a{vs}", "a{s}", "()", "(", "a", "z",
     "{ss}", "a{ss", "a{sss}", String(repeating: "a", count: 32) + "i",
-    String(repeating: "a", count: 33) + "i", String(repeating: "(", count: 33) + "i"
+    String(repeating: "a", count: 33) + "i",
+    String(repeating: "(", count: 33) + "i"
       + String(repeating: ")", count: 33), String(repeating: "i", count: 256),
   ]
 
   /// libdbus's own verdict on a name, for comparison.
   private static func libdbusAccepts(
-    _ text: String, _ check: (UnsafePointer<CChar>, UnsafeMutablePointer<CKeychainDBus.DBusError>)
+    _ text: String,
+    _ check: (UnsafePointer<CChar>, UnsafeMutablePointer<CKeychainDBus.DBusError>)
       -> dbus_bool_t
   ) -> Bool {
     var error = CKeychainDBus.DBusError()

@@ -19,20 +19,25 @@ import Testing
 
   @Test func gdbusCallsMethodsAndReadsErrors() async throws {
     let f = try await DemoFixture()
-    let base = ["call", "--session", "--dest", "org.example.Demo", "--object-path", "/org/example/Demo"]
+    let base = [
+      "call", "--session", "--dest", "org.example.Demo", "--object-path", "/org/example/Demo",
+    ]
     let hello = try gdbus(f, base + ["--method", "org.example.Demo.Hello", "gdbus"])
     #expect(hello.status == 0)
     #expect(hello.stdout == "('Hello, gdbus!',)\n")
     let attributes = try gdbus(
       f, base + ["--method", "org.example.Demo.Attributes", "{'xdg:schema': 'x', 'user': 'ü'}"])
     #expect(attributes.stdout == "(uint32 2,)\n")
-    let echo = try gdbus(f, base + ["--method", "org.example.Demo.Echo", "<([byte 1, 2], {'k': <1>})>"])
+    let echo = try gdbus(
+      f, base + ["--method", "org.example.Demo.Echo", "<([byte 1, 2], {'k': <1>})>"])
     #expect(echo.stdout == "(<([byte 0x01, 0x02], {'k': <1>})>,)\n")
     // gdbus checks types against the introspection data itself; dbus-send does not.
     let wrongType = try runCommand(
       "dbus-send",
-      ["--session", "--print-reply", "--dest=org.example.Demo", "/org/example/Demo",
-       "org.example.Demo.Attributes", "string:just a string"],
+      [
+        "--session", "--print-reply", "--dest=org.example.Demo", "/org/example/Demo",
+        "org.example.Demo.Attributes", "string:just a string",
+      ],
       environment: f.bus.environment())
     #expect(wrongType.status != 0)
     #expect(wrongType.stderr.contains("Error org.freedesktop.DBus.Error.InvalidArgs"))
@@ -40,7 +45,11 @@ import Testing
       f, base + ["--method", "org.example.Demo.Fail", "org.freedesktop.Secret.Error.IsLocked"])
     #expect(locked.stderr.contains("org.freedesktop.Secret.Error.IsLocked"))
     let introspection = try gdbus(
-      f, ["introspect", "--session", "--dest", "org.example.Demo", "--object-path", "/org/example/Demo"])
+      f,
+      [
+        "introspect", "--session", "--dest", "org.example.Demo", "--object-path",
+        "/org/example/Demo",
+      ])
     #expect(introspection.stdout.contains("Hello(in  s name,"))
     #expect(introspection.stdout.contains("readwrite s Greeting"))
   }
@@ -63,6 +72,7 @@ import Testing
     let tree = try busctl(f, ["tree", "org.example.Demo"])
     #expect(tree.stdout.contains("/org/example/Demo/child"))
     // The service is still answering after all of that.
-    #expect(try busctl(f, ["call"] + target + ["Hello", "s", "again"]).stdout == "s \"Hey, again!\"\n")
+    #expect(
+      try busctl(f, ["call"] + target + ["Hello", "s", "again"]).stdout == "s \"Hey, again!\"\n")
   }
 }
