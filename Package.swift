@@ -11,6 +11,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .library(name: "KeychainDBus", targets: ["KeychainDBus"]),
+    .library(name: "KeychainCrypto", targets: ["KeychainCrypto"]),
     // Private bus, child processes and a demo service, for tests and the benchmarks package.
     .library(name: "KeychainTesting", targets: ["KeychainTesting"]),
   ],
@@ -33,12 +34,15 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
 
+    .target(name: "KeychainCrypto", dependencies: ["CKeychainGcrypt", "CKeychainGcryptShim"]),
+
     // Test support: private dbus-daemon, child processes, temp dirs. Never linked into products.
     .target(name: "KeychainTesting", dependencies: ["KeychainDBus"]),
 
     .testTarget(
       name: "KeychainDBusTests",
       dependencies: ["KeychainDBus", "KeychainTesting", "CKeychainDBus"]),
+    .testTarget(name: "KeychainCryptoTests", dependencies: ["KeychainCrypto"]),
   ],
   swiftLanguageModes: [.v6]
 )

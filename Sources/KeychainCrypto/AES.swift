@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+//
+// AES-256-GCM for the store, AES-128-CBC with PKCS#7 for Secret Service DH sessions.
+// Plaintext is always produced into secure memory; only ciphertext lives in ordinary arrays.
+
+import CKeychainGcrypt
+
+/// One libgcrypt cipher context, closed (and wiped: it is opened secure) when freed.
+private final class Cipher {
+  let handle: OpaquePointer
+
+  init(algorithm: gcry_cipher_algos, mode: gcry_cipher_modes, key: SecureBytes)
+    throws
+  {
+    Gcrypt.ensureInitialized()
+    var handle: OpaquePointer?
+    try Gcrypt.check(
+      gcry_cipher_open(
+        &handle, Int32(algorithm.rawValue), Int32(mode.rawValue),
+        UInt32(GCRY_CIPHER_SECURE.rawValue)))
+    self.handle = handle!
+    try key.withUnsafeBytes { k in
+      try Gcrypt.check(gcry_cipher_setkey(self.handle, k.baseAddress, k.count))
+    }
+  }
+
+  deinit { gcry_cipher_close(handle) }
+
+  func setIV(_ iv: [UInt8]) throws {
+    try Gcrypt.check(gcry_cipher_setiv(handle, iv, iv.count))
+  }
+
+  /// Runs `operation` (encrypt or decrypt) from `input` to `output`, both `count` bytes.
+  func apply(
+    _ operation: (OpaquePointer, UnsafeMutableRawPointer?, Int, UnsafeRawPointer?, Int) ->
+      gcry_error_t,
+    input: UnsafeRawBufferPointer, output: UnsafeMutableRawBufferPointer
+  ) throws {
+    guard input.count > 0 else { return }
+    try Gcrypt.check(
+      operation(handle, output.baseAddress, output.count, input.baseAddress, input.count))
+  }
+}
+
+/// AES-256 in Galois/Counter Mode: authenticated encryption with associated data.
+public enum AESGCM {
+  /// Key size in bytes.
+  public static let keySize = 32
+  /// Nonce size in bytes; a random nonce per message is safe for 2^32 messages per key.
+  public static let nonceSize = 12
+  /// Authentication tag size in bytes.
+  public static let tagSize = 16
+
+  /// Encrypts `plaintext`; returns nonce ‖ ciphertext ‖ tag. `associatedData` is authenticated
+  /// but not encrypted: opening with different associated data fails.
+  public static func seal<Bytes: ByteInput>(
+    _ plaintext: Bytes, key: SecureBytes, associatedData: [UInt8] = [], nonce: [UInt8]? = nil
+  ) throws -> [UInt8] {
+    guard key.count == keySize else {
+      throw CryptoError.invalidInput("AES-256 needs a 32-byte key")
+    }
+    let nonce = nonce ?? Random.bytes(count: nonceSize)
+    guard nonce.count == nonceSize else {
+      throw CryptoError.invalidInput("GCM nonce must be 12 bytes")
+    }
+    let cipher = try Cipher(algorithm: GCRY_CIPHER_AES256, mode: GCRY_CIPHER_MODE_GCM, key: key)
+    try cipher.setIV(nonce)
+    try Gcrypt.check(gcry_cipher_authenticate(cipher.handle, associatedData, associatedData.count))
+    return try plaintext.withUnsafeBytes { input in
+      var sealed = nonce + [UInt8](repeating: 0, count: input.count + tagSize)
+      try sealed.withUnsafeMutableBytes { out in
+        let body = UnsafeMutableRawBufferPointer(
+          rebasing: out[nonceSize..<(nonceSize + input.count)])
+        try cipher.apply(gcry_cipher_encrypt, input: input, output: body)
+        if input.count == 0 {
+          // GCM over empty input still needs the final call for a correct tag.
+          try Gcrypt.check(gcry_cipher_encrypt(cipher.handle, nil, 0, nil, 0))
+        }
+        try Gcrypt.check(
+          gcry_cipher_gettag(cipher.handle, out.baseAddress! + nonceSize + input.count, tagSize))
+      }
+      return sealed
+    }
+  }
+
+  /// Decrypts and verifies what `seal` produced. Any change to the bytes, the key or the
+  /// associated data throws `authenticationFailed`, and no plaintext is returned.
+  public static func open(_ sealed: [UInt8], key: SecureBytes, associatedData: [UInt8] = [])
+    throws -> SecureBytes
+  {
+    guard key.count == keySize else {
+      throw CryptoError.invalidInput("AES-256 needs a 32-byte key")
+    }
+    guard sealed.count >= nonceSize + tagSize else { throw CryptoError.authenticationFailed }
+    let cipher = try Cipher(algorithm: GCRY_CIPHER_AES256, mode: GCRY_CIPHER_MODE_GCM, key: key)
+    try cipher.setIV(Array(sealed[0..<nonceSize]))
+    try Gcrypt.check(gcry_cipher_authenticate(cipher.handle, associatedData, associatedData.count))
+    let length = sealed.count - nonceSize - tagSize
+    return try sealed.withUnsafeBytes { all in
+      try SecureBytes(count: length) { out in
+        let body = UnsafeRawBufferPointer(rebasing: all[nonceSize..<(nonceSize + length)])
+        try cipher.apply(gcry_cipher_decrypt, input: body, output: out)
+        if length == 0 { try Gcrypt.check(gcry_cipher_decrypt(cipher.handle, nil, 0, nil, 0)) }
+        try Gcrypt.check(
+          gcry_cipher_checktag(cipher.handle, all.baseAddress! + nonceSize + length, tagSize))
+      }
+    }
+  }
+}
+
+/// AES-128 in CBC mode with PKCS#7 padding, as the Secret Service's DH session uses it.
+public enum AESCBC {
+  /// Key size in bytes.
+  public static let keySize = 16
+  /// Block and IV size in bytes.
+  public static let blockSize = 16
+
+  /// Pads and encrypts `plaintext`. Padding is always 1–16 bytes, so aligned input gains a
+  /// whole block, which strict clients such as libsecret require.
+  public static func encrypt<Bytes: ByteInput>(_ plaintext: Bytes, key: SecureBytes, iv: [UInt8])
+    throws -> [UInt8]
+  {
+    try check(key: key, iv: iv)
+    let cipher = try Cipher(algorithm: GCRY_CIPHER_AES, mode: GCRY_CIPHER_MODE_CBC, key: key)
+    try cipher.setIV(iv)
+    let padded = plaintext.withUnsafeBytes { input in
+      let pad = blockSize - input.count % blockSize
+      return SecureBytes(count: input.count + pad) { out in
+        out.copyMemory(from: input)
+        for index in input.count..<out.count { out[index] = UInt8(pad) }
+      }
+    }
+    var ciphertext = [UInt8](repeating: 0, count: padded.count)
+    try padded.withUnsafeBytes { input in
+      try ciphertext.withUnsafeMutableBytes { out in
+        try cipher.apply(gcry_cipher_encrypt, input: input, output: out)
+      }
+    }
+    return ciphertext
+  }
+
+  /// Decrypts and strips PKCS#7 padding, checking every padding byte.
+  public static func decrypt(_ ciphertext: [UInt8], key: SecureBytes, iv: [UInt8])
+    throws -> SecureBytes
+  {
+    try check(key: key, iv: iv)
+    guard !ciphertext.isEmpty, ciphertext.count % blockSize == 0 else {
+      throw CryptoError.invalidInput("CBC ciphertext must be a non-empty multiple of 16 bytes")
+    }
+    let cipher = try Cipher(algorithm: GCRY_CIPHER_AES, mode: GCRY_CIPHER_MODE_CBC, key: key)
+    try cipher.setIV(iv)
+    let padded = try ciphertext.withUnsafeBytes { input in
+      try SecureBytes(count: input.count) { out in
+        try cipher.apply(gcry_cipher_decrypt, input: input, output: out)
+      }
+    }
+    return try padded.withUnsafeBytes { bytes in
+      let pad = Int(bytes[bytes.count - 1])
+      var bad = pad == 0 || pad > blockSize
+      if !bad {
+        for index in (bytes.count - pad)..<bytes.count where bytes[index] != UInt8(pad) {
+          bad = true
+        }
+      }
+      guard !bad else { throw CryptoError.badPadding }
+      return SecureBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - pad)]))
+    }
+  }
+
+  private static func check(key: SecureBytes, iv: [UInt8]) throws {
+    guard key.count == keySize else {
+      throw CryptoError.invalidInput("AES-128 needs a 16-byte key")
+    }
+    guard iv.count == blockSize else { throw CryptoError.invalidInput("CBC IV must be 16 bytes") }
+  }
+}
+
+/// Random bytes from libgcrypt's generator.
+public enum Random {
+  /// `count` strong random bytes in an ordinary array: for nonces, IVs and salts, not keys.
+  public static func bytes(count: Int) -> [UInt8] {
+    Gcrypt.ensureInitialized()
+    var out = [UInt8](repeating: 0, count: count)
+    if count > 0 { gcry_randomize(&out, count, GCRY_STRONG_RANDOM) }
+    return out
+  }
+}

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+//
+// SHA-256, HMAC-SHA256 and HKDF-SHA256. libgcrypt 1.10 has no HKDF (it arrived in 1.11), so it
+// is built here on HMAC, exactly as RFC 5869 §2 describes.
+
+import CKeychainGcrypt
+
+/// Hash functions and key derivation built on SHA-256.
+public enum SHA256 {
+  /// The digest size in bytes.
+  public static let byteCount = 32
+
+  /// The SHA-256 digest of `data`.
+  public static func hash<Bytes: ByteInput>(_ data: Bytes) -> [UInt8] {
+    Gcrypt.ensureInitialized()
+    var digest = [UInt8](repeating: 0, count: byteCount)
+    data.withUnsafeBytes { input in
+      gcry_md_hash_buffer(Int32(GCRY_MD_SHA256.rawValue), &digest, input.baseAddress, input.count)
+    }
+    return digest
+  }
+}
+
+/// HMAC-SHA256 (RFC 2104), with the key and the state in secure memory.
+public enum HMACSHA256 {
+  /// The MAC of the concatenation of `parts` under `key`.
+  public static func authenticationCode(
+    key: SecureBytes, parts: [UnsafeRawBufferPointer]
+  ) throws -> SecureBytes {
+    Gcrypt.ensureInitialized()
+    var handle: OpaquePointer?
+    try Gcrypt.check(
+      gcry_mac_open(
+        &handle, Int32(GCRY_MAC_HMAC_SHA256.rawValue), GCRY_MAC_FLAG_SECURE.rawValue, nil))
+    defer { gcry_mac_close(handle) }
+    try key.withUnsafeBytes { k throws in
+      // HMAC accepts an empty key; libgcrypt wants a non-null pointer for it.
+      try Gcrypt.check(
+        gcry_mac_setkey(handle, k.baseAddress ?? UnsafeRawPointer(bitPattern: 1), k.count))
+    }
+    for part in parts where part.count > 0 {
+      try Gcrypt.check(gcry_mac_write(handle, part.baseAddress, part.count))
+    }
+    return try SecureBytes(count: SHA256.byteCount) { out in
+      var length = out.count
+      try Gcrypt.check(gcry_mac_read(handle, out.baseAddress, &length))
+    }
+  }
+
+  /// The MAC of `message` under `key`.
+  public static func authenticationCode<Bytes: ByteInput>(key: SecureBytes, message: Bytes)
+    throws -> SecureBytes
+  {
+    try message.withUnsafeBytes { try authenticationCode(key: key, parts: [$0]) }
+  }
+}
+
+/// HKDF-SHA256 (RFC 5869).
+public enum HKDF {
+  /// Derives `length` bytes (at most 255 × 32) from `inputKey`.
+  /// - Parameters:
+  ///   - salt: the extract salt; empty means 32 zero bytes, as the RFC says.
+  ///   - info: context binding the output to its use.
+  public static func deriveKey(
+    inputKey: SecureBytes, salt: [UInt8] = [], info: [UInt8] = [], length: Int
+  ) throws -> SecureBytes {
+    guard length > 0, length <= 255 * SHA256.byteCount else {
+      throw CryptoError.invalidInput("HKDF output length \(length) is outside 1...8160")
+    }
+    let saltKey = SecureBytes(copying: salt.isEmpty ? [UInt8](repeating: 0, count: 32) : salt)
+    let pseudoRandomKey = try HMACSHA256.authenticationCode(key: saltKey, message: inputKey)
+    var blocks: [SecureBytes] = []
+    var previous = SecureBytes(copying: [])
+    var produced = 0
+    var counter: UInt8 = 1
+    while produced < length {
+      previous = try previous.withUnsafeBytes { t in
+        try info.withUnsafeBytes { i in
+          try withUnsafeBytes(of: counter) { c in
+            try HMACSHA256.authenticationCode(key: pseudoRandomKey, parts: [t, i, c])
+          }
+        }
+      }
+      blocks.append(previous)
+      produced += SHA256.byteCount
+      counter &+= 1
+    }
+    return SecureBytes(count: length) { out in
+      var offset = 0
+      for block in blocks where offset < length {
+        block.withUnsafeBytes { b in
+          let n = min(b.count, length - offset)
+          out.baseAddress!.advanced(by: offset).copyMemory(from: b.baseAddress!, byteCount: n)
+          offset += n
+        }
+      }
+    }
+  }
+}
+
+extension SecureBytes: ByteInput {}

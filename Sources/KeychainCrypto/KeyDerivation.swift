@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+//
+// Password-based key derivation: Argon2id for collection passwords, PBKDF2 for compatibility.
+
+import CKeychainGcrypt
+
+/// Argon2id cost parameters, stored beside every key they protect so they can change later.
+public struct Argon2Parameters: Codable, Hashable, Sendable {
+  /// Passes over memory (t).
+  public var iterations: UInt32
+  /// Memory in KiB (m).
+  public var memoryKiB: UInt32
+  /// Lanes (p). libgcrypt computes them one after another here.
+  public var parallelism: UInt32
+
+  public init(iterations: UInt32, memoryKiB: UInt32, parallelism: UInt32) {
+    self.iterations = iterations
+    self.memoryKiB = memoryKiB
+    self.parallelism = parallelism
+  }
+
+  /// RFC 9106's second recommended choice: t=3, m=64 MiB, p=4; about 0.2–0.3 s on the
+  /// 2-core machine this project targets.
+  public static let recommended = Argon2Parameters(iterations: 3, memoryKiB: 65_536, parallelism: 4)
+
+  /// Cheap parameters for tests only: they protect nothing.
+  public static let testing = Argon2Parameters(iterations: 1, memoryKiB: 64, parallelism: 1)
+}
+
+/// Key derivation from passwords.
+public enum KeyDerivation {
+  /// Argon2id (RFC 9106) of `password`, `length` bytes, optionally with a secret and associated
+  /// data as the RFC's K and X inputs.
+  public static func argon2id(
+    password: SecureBytes, salt: [UInt8], parameters: Argon2Parameters, length: Int = 32,
+    secret: [UInt8] = [], associatedData: [UInt8] = []
+  ) throws -> SecureBytes {
+    guard salt.count >= 8 else {
+      throw CryptoError.invalidInput("Argon2 salt must be at least 8 bytes")
+    }
+    guard parameters.iterations >= 1, parameters.parallelism >= 1,
+      parameters.memoryKiB >= 8 * parameters.parallelism
+    else { throw CryptoError.invalidInput("Argon2 parameters out of range") }
+    Gcrypt.ensureInitialized()
+    var handle: OpaquePointer?
+    let params: [UInt] = [
+      UInt(length), UInt(parameters.iterations), UInt(parameters.memoryKiB),
+      UInt(parameters.parallelism),
+    ]
+    try password.withUnsafeBytes { p in
+      try Gcrypt.check(
+        gcry_kdf_open(
+          &handle, Int32(GCRY_KDF_ARGON2.rawValue), Int32(GCRY_KDF_ARGON2ID.rawValue), params,
+          UInt32(params.count), p.baseAddress, p.count, salt, salt.count,
+          secret.isEmpty ? nil : secret, secret.count,
+          associatedData.isEmpty ? nil : associatedData, associatedData.count))
+    }
+    defer { gcry_kdf_close(handle) }
+    try Gcrypt.check(gcry_kdf_compute(handle, nil))
+    return try SecureBytes(count: length) { out in
+      try Gcrypt.check(gcry_kdf_final(handle, length, out.baseAddress))
+    }
+  }
+
+  /// PBKDF2-HMAC-SHA256 (RFC 8018) of `password`, `length` bytes.
+  public static func pbkdf2SHA256(
+    password: SecureBytes, salt: [UInt8], iterations: UInt, length: Int = 32
+  ) throws -> SecureBytes {
+    guard iterations >= 1, length >= 1 else {
+      throw CryptoError.invalidInput("PBKDF2 needs iterations and a length")
+    }
+    Gcrypt.ensureInitialized()
+    return try SecureBytes(count: length) { out in
+      try password.withUnsafeBytes { p in
+        try Gcrypt.check(
+          gcry_kdf_derive(
+            p.baseAddress ?? UnsafeRawPointer(bitPattern: 1), p.count,
+            Int32(GCRY_KDF_PBKDF2.rawValue),
+            Int32(GCRY_MD_SHA256.rawValue), salt, salt.count, iterations, length, out.baseAddress))
+      }
+    }
+  }
+}
