@@ -12,6 +12,7 @@ let package = Package(
   products: [
     .library(name: "KeychainDBus", targets: ["KeychainDBus"]),
     .library(name: "KeychainCrypto", targets: ["KeychainCrypto"]),
+    .library(name: "KeychainCore", targets: ["KeychainCore"]),
     // Private bus, child processes and a demo service, for tests and the benchmarks package.
     .library(name: "KeychainTesting", targets: ["KeychainTesting"]),
   ],
@@ -36,6 +37,9 @@ let package = Package(
 
     .target(name: "KeychainCrypto", dependencies: ["CKeychainGcrypt", "CKeychainGcryptShim"]),
 
+    // The query model: pure Swift, no I/O.
+    .target(name: "KeychainCore"),
+
     // Test support: private dbus-daemon, child processes, temp dirs. Never linked into products.
     .target(name: "KeychainTesting", dependencies: ["KeychainDBus"]),
 
@@ -43,6 +47,7 @@ let package = Package(
       name: "KeychainDBusTests",
       dependencies: ["KeychainDBus", "KeychainTesting", "CKeychainDBus"]),
     .testTarget(name: "KeychainCryptoTests", dependencies: ["KeychainCrypto"]),
+    .testTarget(name: "KeychainCoreTests", dependencies: ["KeychainCore"]),
   ],
   swiftLanguageModes: [.v6]
 )
