@@ -13,11 +13,13 @@ let package = Package(
     .library(name: "KeychainDBus", targets: ["KeychainDBus"]),
     .library(name: "KeychainCrypto", targets: ["KeychainCrypto"]),
     .library(name: "KeychainCore", targets: ["KeychainCore"]),
+    .library(name: "KeychainStore", targets: ["KeychainStore"]),
     // Private bus, child processes and a demo service, for tests and the benchmarks package.
     .library(name: "KeychainTesting", targets: ["KeychainTesting"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-log", from: "1.16.2")
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: [
     // The only two places where C is visible. Everything above them speaks Swift.
@@ -40,6 +42,13 @@ let package = Package(
     // The query model: pure Swift, no I/O.
     .target(name: "KeychainCore"),
 
+    // The encrypted store: the only module that touches SQLite.
+    .target(
+      name: "KeychainStore",
+      dependencies: [
+        "KeychainCore", "KeychainCrypto", .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+
     // Test support: private dbus-daemon, child processes, temp dirs. Never linked into products.
     .target(name: "KeychainTesting", dependencies: ["KeychainDBus"]),
 
@@ -48,6 +57,9 @@ let package = Package(
       dependencies: ["KeychainDBus", "KeychainTesting", "CKeychainDBus"]),
     .testTarget(name: "KeychainCryptoTests", dependencies: ["KeychainCrypto"]),
     .testTarget(name: "KeychainCoreTests", dependencies: ["KeychainCore"]),
+    .testTarget(
+      name: "KeychainStoreTests",
+      dependencies: ["KeychainStore", "KeychainCore", "KeychainCrypto", "KeychainTesting"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -8,6 +8,10 @@ import CKeychainGcrypt
 
 /// Key or secret bytes in libgcrypt's locked secure-memory pool, wiped when freed.
 ///
+/// A buffer too large for the pool (the pool is `Gcrypt.secureMemoryBytes`; secrets may be up
+/// to 16 MiB) gets its own pages instead, locked where the memory limit allows and excluded
+/// from core dumps, and is wiped the same way.
+///
 /// Immutable once made, so copies share one buffer safely. Equality is constant-time, and the
 /// description never shows the bytes. Reading them out (`withUnsafeBytes`, `copyBytes`) is the
 /// caller's responsibility: a Swift array copy is not wiped.
@@ -16,26 +20,42 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible {
     // Invariant: written only inside `init`'s initializer closure, read-only afterwards.
     let pointer: UnsafeMutableRawPointer?
     let count: Int
+    /// True when the bytes live in libgcrypt's pool, false for a mapping of our own.
+    let inPool: Bool
 
     init(count: Int) {
       Gcrypt.ensureInitialized()
       self.count = count
-      // An empty buffer needs no memory; a failed secure allocation is a crash, never a
-      // silent fall back to ordinary memory.
       guard count > 0 else {
         pointer = nil
+        inPool = false
         return
       }
-      guard let memory = gcry_malloc_secure(count) else {
-        fatalError("secure memory pool exhausted (\(count) bytes requested)")
+      if let memory = gcry_malloc_secure(count) {
+        pointer = memory
+        inPool = true
+        return
       }
+      // Larger than what is left of the pool (a big secret): private pages, locked in RAM when
+      // RLIMIT_MEMLOCK allows, never in a core dump, wiped before they are returned.
+      let memory = mmap(nil, count, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+      guard let memory, memory != MAP_FAILED else {
+        fatalError("cannot allocate \(count) bytes for a secret")
+      }
+      _ = mlock(memory, count)
+      _ = madvise(memory, count, MADV_DONTDUMP)
       pointer = memory
+      inPool = false
     }
 
     deinit {
-      if let pointer {
-        explicit_bzero(pointer, count)
+      guard let pointer else { return }
+      explicit_bzero(pointer, count)
+      if inPool {
         gcry_free(pointer)
+      } else {
+        munlock(pointer, count)
+        munmap(pointer, count)
       }
     }
   }

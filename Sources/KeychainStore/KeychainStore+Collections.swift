@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+//
+// Locking, unlocking, passwords, labels, deletion and aliases of collections.
+
+import Foundation
+import GRDB
+import KeychainCrypto
+
+extension KeychainStore {
+  /// What Argon2id derives the wrapping key from: a version byte, then the password. Empty
+  /// passwords are allowed (an unprotected keyring), and libgcrypt refuses empty input.
+  static func kdfInput(_ password: SecureBytes) -> SecureBytes {
+    SecureBytes(count: password.count + 1) { out in
+      out[0] = 1
+      password.withUnsafeBytes { bytes in
+        if bytes.count > 0 {
+          (out.baseAddress! + 1).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        }
+      }
+    }
+  }
+
+  private struct Wrapping {
+    let salt: [UInt8]
+    let parameters: Argon2Parameters
+    let wrappedKey: [UInt8]
+  }
+
+  private func wrapping(_ collection: String) throws -> Wrapping {
+    try persistent.read { db in
+      guard
+        let row = try Row.fetchOne(
+          db,
+          sql: """
+            SELECT kdfSalt, kdfIterations, kdfMemoryKiB, kdfParallelism, wrappedKey
+            FROM collection WHERE name = ?
+            """, arguments: [collection])
+      else { throw StoreError.noSuchCollection(collection) }
+      return Wrapping(
+        salt: Array(row["kdfSalt"] as Data),
+        parameters: Argon2Parameters(
+          iterations: row["kdfIterations"], memoryKiB: row["kdfMemoryKiB"],
+          parallelism: row["kdfParallelism"]),
+        wrappedKey: Array(row["wrappedKey"] as Data))
+    }
+  }
+
+  /// The data key that `password` unwraps, or `wrongPassword`; changes nothing.
+  private func unwrap(_ collection: String, _ password: SecureBytes) throws -> SecureBytes {
+    let stored = try wrapping(collection)
+    let wrapKey = try KeyDerivation.argon2id(
+      password: Self.kdfInput(password), salt: stored.salt, parameters: stored.parameters)
+    do {
+      return try AESGCM.open(stored.wrappedKey, key: wrapKey, associatedData: keyAAD(collection))
+    } catch CryptoError.authenticationFailed {
+      throw StoreError.wrongPassword
+    }
+  }
+
+  /// Unlocks `collection` with `password`. A wrong password throws `wrongPassword` and
+  /// changes nothing, on disk or in memory.
+  public func unlock(_ collection: String, password: SecureBytes) throws {
+    guard collection != Self.sessionCollection else { return }
+    let key = try unwrap(collection, password)
+    unlocked.withLock { $0[collection] = key }
+  }
+
+  /// Forgets the data key of `collection`: its items can no longer be read until unlocked.
+  /// The in-memory `session` collection cannot be locked.
+  public func lock(_ collection: String) throws {
+    guard collection != Self.sessionCollection else { return }
+    _ = try self.collection(collection)
+    unlocked.withLock { $0[collection] = nil }
+  }
+
+  /// Whether `collection` is locked.
+  public func isLocked(_ collection: String) -> Bool {
+    unlocked.withLock { $0[collection] == nil }
+  }
+
+  /// Re-wraps the data key of `collection` under `newPassword`; items are not touched.
+  public func changePassword(
+    _ collection: String, from oldPassword: SecureBytes, to newPassword: SecureBytes
+  )
+    throws
+  {
+    guard collection != Self.sessionCollection else {
+      throw StoreError.invalid("the session collection has no password")
+    }
+    let key = try unwrap(collection, oldPassword)
+    let salt = Random.bytes(count: 16)
+    let wrapKey = try KeyDerivation.argon2id(
+      password: Self.kdfInput(newPassword), salt: salt, parameters: kdf)
+    let wrapped = try AESGCM.seal(key, key: wrapKey, associatedData: keyAAD(collection))
+    try persistent.write { db in
+      try db.execute(
+        sql: """
+          UPDATE collection SET kdfSalt = ?, kdfIterations = ?, kdfMemoryKiB = ?, kdfParallelism = ?,
+            wrappedKey = ?, modified = ? WHERE name = ?
+          """,
+        arguments: [
+          Data(salt), kdf.iterations, kdf.memoryKiB, kdf.parallelism, Data(wrapped),
+          Self.seconds(now()),
+          collection,
+        ])
+    }
+    unlocked.withLock { $0[collection] = key }
+  }
+
+  /// Changes the label of `collection`; allowed while locked, as labels are not under its key.
+  public func setLabel(_ label: String, ofCollection collection: String) throws {
+    guard label.utf8.count <= StoreLimits.maxTextBytes else {
+      throw StoreError.limitExceeded("label too long")
+    }
+    let sealed = try AESGCM.seal(
+      Array(label.utf8), key: metadataKey, associatedData: labelAAD(collection))
+    try database(for: collection).write { db in
+      _ = try collectionID(collection, db)
+      try db.execute(
+        sql: "UPDATE collection SET sealedLabel = ?, modified = ? WHERE name = ?",
+        arguments: [Data(sealed), Self.seconds(now()), collection])
+    }
+  }
+
+  /// Deletes `collection` with all its items and the aliases naming it.
+  public func deleteCollection(_ collection: String) throws {
+    guard collection != Self.sessionCollection else {
+      throw StoreError.invalid("the session collection cannot be deleted")
+    }
+    try persistent.write { db in
+      let id = try collectionID(collection, db)
+      try db.execute(sql: "DELETE FROM collection WHERE id = ?", arguments: [id])
+    }
+    unlocked.withLock { $0[collection] = nil }
+  }
+
+  // MARK: Aliases
+
+  /// The collection an alias names, or nil. `session` always names the in-memory collection.
+  public func alias(_ name: String) throws -> String? {
+    guard name != Self.sessionCollection else { return Self.sessionCollection }
+    return try persistent.read { db in
+      try String.fetchOne(
+        db,
+        sql:
+          "SELECT collection.name FROM alias JOIN collection ON collection.id = alias.collectionID WHERE alias.name = ?",
+        arguments: [name])
+    }
+  }
+
+  /// Points `name` at `collection`, or removes the alias when `collection` is nil.
+  public func setAlias(_ name: String, to collection: String?) throws {
+    guard !name.isEmpty, name != Self.sessionCollection else {
+      throw StoreError.invalid("the alias '\(name)' cannot be set")
+    }
+    guard collection != Self.sessionCollection else {
+      throw StoreError.invalid("an alias cannot name the in-memory session collection")
+    }
+    try persistent.write { db in
+      try db.execute(sql: "DELETE FROM alias WHERE name = ?", arguments: [name])
+      if let collection {
+        let id = try collectionID(collection, db)
+        try db.execute(
+          sql: "INSERT INTO alias (name, collectionID) VALUES (?, ?)", arguments: [name, id])
+      }
+    }
+  }
+}

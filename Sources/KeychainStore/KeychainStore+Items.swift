@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+//
+// Items the Secret Service way: duplicates allowed, replace on an identical attribute set,
+// secrets read and written with their content type.
+
+import Foundation
+import GRDB
+import KeychainCrypto
+
+/// What a caller may know about an unlocked item (everything but the secret).
+public struct ItemInfo: Hashable, Sendable {
+  public var id: ItemID
+  public var label: String
+  public var attributes: [String: String]
+  public var contentType: String
+  public var created: Date
+  public var modified: Date
+}
+
+extension KeychainStore {
+  func itemAAD(_ item: ItemID) -> [UInt8] { Array("item:\(item.collection):\(item.id)".utf8) }
+
+  private func seal(_ payload: ItemPayload, for item: ItemID, key: SecureBytes) throws -> Data {
+    Data(try AESGCM.seal(payload.encoded(), key: key, associatedData: itemAAD(item)))
+  }
+
+  private func writeDigests(_ digests: [Data], for id: Int64, _ db: Database) throws {
+    try db.execute(sql: "DELETE FROM item_digest WHERE itemID = ?", arguments: [id])
+    for digest in Set(digests) {
+      try db.execute(
+        sql: "INSERT INTO item_digest (digest, itemID) VALUES (?, ?)", arguments: [digest, id])
+    }
+  }
+
+  /// Creates an item in an unlocked collection, durably. With `replace`, an item of that
+  /// collection with exactly the same attributes gets the new label and secret instead, and
+  /// keeps its identity. Returns the item and whether it replaced one.
+  @discardableResult
+  public func createItem(
+    in collection: String, label: String, attributes: [String: String], secret: SecureBytes,
+    contentType: String = "text/plain", replace: Bool
+  ) throws -> (item: ItemID, replaced: Bool) {
+    try ItemPayload.checkLimits(label: label, attributes: attributes, secretCount: secret.count)
+    let key = try dataKey(collection)
+    let payload = ItemPayload(
+      label: label, contentType: contentType, attributes: attributes, secret: secret)
+    let wanted = try digests(attributes)
+    let stamp = Self.seconds(now())
+    return try database(for: collection).write { db in
+      let collectionID = try collectionID(collection, db)
+      if replace, let existing = try exactMatch(wanted, in: collection, db) {
+        try db.execute(
+          sql: "UPDATE item SET sealed = ?, modified = ? WHERE id = ?",
+          arguments: [try seal(payload, for: existing, key: key), stamp, existing.id])
+        return (existing, true)
+      }
+      // The id is part of the associated data, so the row exists before its ciphertext.
+      try db.execute(
+        sql: "INSERT INTO item (collectionID, created, modified, sealed) VALUES (?, ?, ?, x'')",
+        arguments: [collectionID, stamp, stamp])
+      let item = ItemID(collection: collection, id: db.lastInsertedRowID)
+      try db.execute(
+        sql: "UPDATE item SET sealed = ? WHERE id = ?",
+        arguments: [try seal(payload, for: item, key: key), item.id])
+      try writeDigests(wanted, for: item.id, db)
+      try db.execute(
+        sql: "UPDATE collection SET modified = ? WHERE id = ?", arguments: [stamp, collectionID])
+      return (item, false)
+    }
+  }
+
+  private func load(_ item: ItemID, key: SecureBytes, _ db: Database) throws -> (ItemPayload, Row) {
+    guard
+      let row = try Row.fetchOne(
+        db,
+        sql: """
+          SELECT item.sealed, item.created, item.modified FROM item
+          JOIN collection ON collection.id = item.collectionID WHERE item.id = ? AND collection.name = ?
+          """, arguments: [item.id, item.collection])
+    else { throw StoreError.noSuchItem }
+    let sealed: Data = row["sealed"]
+    do {
+      return (
+        try ItemPayload(
+          decoding: try AESGCM.open(Array(sealed), key: key, associatedData: itemAAD(item))), row
+      )
+    } catch CryptoError.authenticationFailed {
+      throw StoreError.corrupt("item \(item) does not decrypt under its collection's key")
+    }
+  }
+
+  private func read<T>(_ item: ItemID, _ body: (ItemPayload, Row) throws -> T) throws -> T {
+    let key = try dataKey(item.collection)
+    return try database(for: item.collection).read { db in
+      let (payload, row) = try load(item, key: key, db)
+      return try body(payload, row)
+    }
+  }
+
+  /// Changes an unlocked item in one durable transaction.
+  private func modify(_ item: ItemID, _ change: (inout ItemPayload) throws -> Void) throws {
+    let key = try dataKey(item.collection)
+    try database(for: item.collection).write { db in
+      var (payload, _) = try load(item, key: key, db)
+      let before = payload.attributes
+      try change(&payload)
+      try ItemPayload.checkLimits(
+        label: payload.label, attributes: payload.attributes, secretCount: payload.secret.count)
+      try db.execute(
+        sql: "UPDATE item SET sealed = ?, modified = ? WHERE id = ?",
+        arguments: [try seal(payload, for: item, key: key), Self.seconds(now()), item.id])
+      if payload.attributes != before {
+        try writeDigests(try digests(payload.attributes), for: item.id, db)
+      }
+    }
+  }
+
+  /// Whether `item` exists (locked or not).
+  public func exists(_ item: ItemID) throws -> Bool {
+    try database(for: item.collection).read { db in
+      try Int64.fetchOne(
+        db,
+        sql:
+          "SELECT item.id FROM item JOIN collection ON collection.id = item.collectionID WHERE item.id = ? AND collection.name = ?",
+        arguments: [item.id, item.collection]) != nil
+    }
+  }
+
+  /// Label, attributes, content type and dates of an unlocked item.
+  public func itemInfo(_ item: ItemID) throws -> ItemInfo {
+    try read(item) { payload, row in
+      ItemInfo(
+        id: item, label: payload.label, attributes: payload.attributes,
+        contentType: payload.contentType,
+        created: Self.date(row["created"]), modified: Self.date(row["modified"]))
+    }
+  }
+
+  /// The secret of an unlocked item, and its content type.
+  public func secret(of item: ItemID) throws -> (secret: SecureBytes, contentType: String) {
+    try read(item) { payload, _ in (payload.secret, payload.contentType) }
+  }
+
+  /// Replaces the secret of an unlocked item.
+  public func setSecret(_ secret: SecureBytes, contentType: String, of item: ItemID) throws {
+    try modify(item) {
+      $0.secret = secret
+      $0.contentType = contentType
+    }
+  }
+
+  /// Changes the label of an unlocked item.
+  public func setLabel(_ label: String, ofItem item: ItemID) throws {
+    try modify(item) { $0.label = label }
+  }
+
+  /// Replaces the attributes of an unlocked item.
+  public func setAttributes(_ attributes: [String: String], of item: ItemID) throws {
+    try modify(item) { $0.attributes = attributes }
+  }
+
+  /// Deletes an item; the collection must be unlocked.
+  public func deleteItem(_ item: ItemID) throws {
+    _ = try dataKey(item.collection)
+    try database(for: item.collection).write { db in
+      let collectionID = try collectionID(item.collection, db)
+      try db.execute(
+        sql: "DELETE FROM item WHERE id = ? AND collectionID = ?",
+        arguments: [item.id, collectionID])
+      guard db.changesCount == 1 else { throw StoreError.noSuchItem }
+      try db.execute(
+        sql: "UPDATE collection SET modified = ? WHERE id = ?",
+        arguments: [Self.seconds(now()), collectionID])
+    }
+  }
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+//
+// Attribute search without plaintext. Each (name, value) pair of an item is indexed as the first
+// 16 bytes of HMAC-SHA256(index key, name NUL value). A search probes how common each of its
+// pairs is (counting at most 257), walks the item ids of the rarest one, and keeps those that
+// have every other pair: an exact search with one hit costs a few B-tree lookups at any size.
+
+import Foundation
+import GRDB
+import KeychainCrypto
+
+/// One item: its collection and its number there.
+public struct ItemID: Hashable, Sendable, Comparable, CustomStringConvertible {
+  /// The collection's name (object path element).
+  public let collection: String
+  /// The item's number, unique in the store and never reused.
+  public let id: Int64
+
+  public init(collection: String, id: Int64) {
+    self.collection = collection
+    self.id = id
+  }
+
+  public static func < (lhs: Self, rhs: Self) -> Bool {
+    (lhs.collection, lhs.id) < (rhs.collection, rhs.id)
+  }
+
+  public var description: String { "\(collection)/\(id)" }
+}
+
+extension KeychainStore {
+  /// The index digest of one attribute pair.
+  func digest(_ name: String, _ value: String) throws -> Data {
+    let mac = try HMACSHA256.authenticationCode(
+      key: indexKey, message: Array(name.utf8) + [0] + Array(value.utf8))
+    return mac.withUnsafeBytes { Data($0.prefix(16)) }
+  }
+
+  func digests(_ attributes: [String: String]) throws -> [Data] {
+    try attributes.map { try digest($0.key, $0.value) }
+  }
+
+  /// Items of one database having every digest, newest first; optionally in one collection.
+  func matching(_ digests: [Data], collection: String?, _ db: Database) throws -> [ItemID] {
+    var filter = ""
+    var arguments: [(any DatabaseValueConvertible)?] = []
+    if let collection {
+      filter = " AND collection.name = ?"
+      arguments.append(collection)
+    }
+    guard !digests.isEmpty else {
+      return try Row.fetchAll(
+        db,
+        sql: """
+          SELECT item.id, collection.name FROM item JOIN collection ON collection.id = item.collectionID
+          WHERE 1\(filter) ORDER BY item.id DESC
+          """, arguments: StatementArguments(arguments)
+      ).map { ItemID(collection: $0[1], id: $0[0]) }
+    }
+    var counted: [(digest: Data, count: Int)] = []
+    for digest in Set(digests) {
+      let count =
+        try Int.fetchOne(
+          db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM item_digest WHERE digest = ? LIMIT 257)",
+          arguments: [digest]) ?? 0
+      guard count > 0 else { return [] }
+      counted.append((digest, count))
+    }
+    counted.sort { $0.count < $1.count }
+    let others = counted.dropFirst().map(\.digest)
+    let exists = others.map { _ in
+      " AND EXISTS (SELECT 1 FROM item_digest o WHERE o.digest = ? AND o.itemID = d.itemID)"
+    }
+    return try Row.fetchAll(
+      db,
+      sql: """
+        SELECT item.id, collection.name FROM item_digest d
+        JOIN item ON item.id = d.itemID JOIN collection ON collection.id = item.collectionID
+        WHERE d.digest = ?\(exists.joined())\(filter) ORDER BY item.id DESC
+        """, arguments: StatementArguments([counted[0].digest] + others + arguments)
+    ).map { ItemID(collection: $0[1], id: $0[0]) }
+  }
+
+  /// Items whose attributes include every pair of `attributes` (exact, case-sensitive), across
+  /// all collections or in one, split by lock state: libsecret needs the locked matches to
+  /// know it should prompt. An empty dictionary matches every item.
+  public func searchItems(_ attributes: [String: String], in collection: String? = nil) throws
+    -> (unlocked: [ItemID], locked: [ItemID])
+  {
+    let wanted = try digests(attributes)
+    let sources = collection.map { [database(for: $0)] } ?? databases
+    let found = try sources.flatMap { source in
+      try source.read { db in try matching(wanted, collection: collection, db) }
+    }
+    let open = unlocked.withLock { Set($0.keys) }
+    return (
+      found.filter { open.contains($0.collection) }, found.filter { !open.contains($0.collection) }
+    )
+  }
+
+  /// Every item of `collection`, locked or not, oldest first.
+  public func items(in collection: String) throws -> [ItemID] {
+    try database(for: collection).read { db in
+      let id = try collectionID(collection, db)
+      return try Int64.fetchAll(
+        db, sql: "SELECT id FROM item WHERE collectionID = ? ORDER BY id", arguments: [id]
+      )
+      .map { ItemID(collection: collection, id: $0) }
+    }
+  }
+
+  /// The item in `collection` whose attribute set is exactly `digests`, if any.
+  func exactMatch(_ digests: [Data], in collection: String, _ db: Database) throws -> ItemID? {
+    for candidate in try matching(digests, collection: collection, db) {
+      let count = try Int.fetchOne(
+        db, sql: "SELECT COUNT(*) FROM item_digest WHERE itemID = ?", arguments: [candidate.id])
+      if count == Set(digests).count { return candidate }
+    }
+    return nil
+  }
+}

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+
+import Foundation
+import GRDB
+import KeychainCrypto
+import Synchronization
+
+/// A collection as callers see it.
+public struct CollectionInfo: Hashable, Sendable {
+  /// The object path element, such as `login`; stable for the collection's life.
+  public var name: String
+  public var label: String
+  public var created: Date
+  public var modified: Date
+  public var isLocked: Bool
+  /// True for the `session` collection, which is never written to disk.
+  public var isInMemory: Bool
+}
+
+/// The encrypted keychain store: collections and items in SQLite (through GRDB), sealed with
+/// AES-256-GCM, found through a keyed attribute index.
+///
+/// Key hierarchy: each collection has a random data key, wrapped by Argon2id(password); items
+/// are sealed under the data key with associated data naming the item and its collection. The
+/// index key (a file beside the database) keys the attribute digests and seals collection
+/// labels, so searching and listing work while collections are locked. Every write is one
+/// durable transaction: when a method returns, its change is on disk.
+///
+/// Methods block (SQLite, Argon2id): call them off any event loop.
+public final class KeychainStore: Sendable {
+  /// The name of the in-memory collection, and of the alias that names it.
+  public static let sessionCollection = "session"
+
+  let directory: String
+  let persistent: DatabasePool
+  let memory: DatabaseQueue
+  let indexKey: SecureBytes
+  let metadataKey: SecureBytes
+  let kdf: Argon2Parameters
+  let now: @Sendable () -> Date
+  /// Data keys of unlocked collections, by collection name.
+  let unlocked = Mutex<[String: SecureBytes]>([:])
+
+  /// Opens (or creates) the store in `directory`.
+  /// - Parameters:
+  ///   - kdf: Argon2id cost for new passwords; existing collections keep their stored cost.
+  ///   - now: the clock for item and collection timestamps.
+  public init(
+    directory: String, kdf: Argon2Parameters = .recommended,
+    now: @escaping @Sendable () -> Date = Date.init
+  ) throws {
+    try Gcrypt.initialize()
+    try StoreFiles.prepare(directory)
+    let path = directory + "/" + StoreFiles.databaseName
+    for suffix in ["", "-wal", "-shm"] { try StoreFiles.checkPrivate(path + suffix) }
+    self.directory = directory
+    self.kdf = kdf
+    self.now = now
+    indexKey = try StoreFiles.indexKey(in: directory)
+    metadataKey = try HKDF.deriveKey(
+      inputKey: indexKey, info: Array("keychain-linux collection labels".utf8), length: 32)
+
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in
+      // FULL: an acknowledged write survives power loss. secure_delete: freed pages are zeroed.
+      try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA secure_delete = ON")
+    }
+    let migrator = Schema.migrator
+    if FileManager.default.fileExists(atPath: path) {
+      // Checked read-only before anything opens the file for writing, so that a database from
+      // a newer version is left exactly as it was.
+      var readOnly = Configuration()
+      readOnly.readonly = true
+      let newer = try DatabaseQueue(path: path, configuration: readOnly).read { db in
+        try migrator.hasBeenSuperseded(db)
+      }
+      guard !newer else { throw StoreError.newerSchema(path: path) }
+    }
+    let oldMask = umask(0o077)
+    defer { umask(oldMask) }
+    persistent = try DatabasePool(path: path, configuration: configuration)
+    try migrator.migrate(persistent)
+    StoreFiles.restrictDatabaseFiles(in: directory)
+
+    memory = try DatabaseQueue(configuration: configuration)
+    try migrator.migrate(memory)
+    try createSessionCollection()
+  }
+
+  // MARK: Backends
+
+  /// The database holding `collection`.
+  func database(for collection: String) -> any DatabaseWriter {
+    collection == Self.sessionCollection ? memory : persistent
+  }
+
+  var databases: [any DatabaseWriter] { [persistent, memory] }
+
+  /// The row id of `collection`, or `noSuchCollection`.
+  func collectionID(_ collection: String, _ db: Database) throws -> Int64 {
+    guard
+      let id = try Int64.fetchOne(
+        db, sql: "SELECT id FROM collection WHERE name = ?", arguments: [collection])
+    else { throw StoreError.noSuchCollection(collection) }
+    return id
+  }
+
+  /// The data key of an unlocked collection, or `locked`.
+  func dataKey(_ collection: String) throws -> SecureBytes {
+    guard let key = unlocked.withLock({ $0[collection] }) else {
+      throw StoreError.locked(collection: collection)
+    }
+    return key
+  }
+
+  static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
+  static func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
+
+  // MARK: Collections
+
+  /// All collections, the in-memory `session` one included.
+  public func collections() throws -> [CollectionInfo] {
+    try databases.flatMap { database in
+      try database.read { db in
+        try Row.fetchAll(
+          db, sql: "SELECT name, sealedLabel, created, modified FROM collection ORDER BY id"
+        )
+        .map { row in try info(row, inMemory: database === memory) }
+      }
+    }
+  }
+
+  /// One collection.
+  public func collection(_ name: String) throws -> CollectionInfo {
+    let database = database(for: name)
+    return try database.read { db in
+      guard
+        let row = try Row.fetchOne(
+          db, sql: "SELECT name, sealedLabel, created, modified FROM collection WHERE name = ?",
+          arguments: [name])
+      else { throw StoreError.noSuchCollection(name) }
+      return try info(row, inMemory: database === memory)
+    }
+  }
+
+  private func info(_ row: Row, inMemory: Bool) throws -> CollectionInfo {
+    let name: String = row["name"]
+    let sealed: Data = row["sealedLabel"]
+    let label = try AESGCM.open(Array(sealed), key: metadataKey, associatedData: labelAAD(name))
+    return CollectionInfo(
+      name: name, label: String(decoding: label.copyBytes(), as: UTF8.self),
+      created: Self.date(row["created"]), modified: Self.date(row["modified"]),
+      isLocked: unlocked.withLock { $0[name] == nil }, isInMemory: inMemory)
+  }
+
+  func labelAAD(_ collection: String) -> [UInt8] { Array("collection label:\(collection)".utf8) }
+  func keyAAD(_ collection: String) -> [UInt8] { Array("collection key:\(collection)".utf8) }
+
+  /// Creates a collection protected by `password`, unlocked. With no `name`, one is chosen.
+  @discardableResult
+  public func createCollection(name: String? = nil, label: String, password: SecureBytes) throws
+    -> CollectionInfo
+  {
+    guard name != Self.sessionCollection else {
+      throw StoreError.collectionExists(Self.sessionCollection)
+    }
+    guard label.utf8.count <= StoreLimits.maxTextBytes else {
+      throw StoreError.limitExceeded("label too long")
+    }
+    let dataKey = SecureBytes.random(count: AESGCM.keySize)
+    let salt = Random.bytes(count: 16)
+    let wrapKey = try KeyDerivation.argon2id(
+      password: Self.kdfInput(password), salt: salt, parameters: kdf)
+    let created = Self.seconds(now())
+    let chosen: String = try persistent.write { db in
+      let chosen = try name ?? nextCollectionName(db)
+      guard
+        try Int64.fetchOne(db, sql: "SELECT id FROM collection WHERE name = ?", arguments: [chosen])
+          == nil
+      else { throw StoreError.collectionExists(chosen) }
+      try db.execute(
+        sql: """
+          INSERT INTO collection (name, sealedLabel, created, modified, kdfSalt, kdfIterations,
+            kdfMemoryKiB, kdfParallelism, wrappedKey) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+          """,
+        arguments: [
+          chosen,
+          Data(
+            try AESGCM.seal(Array(label.utf8), key: metadataKey, associatedData: labelAAD(chosen))),
+          created, created, Data(salt), kdf.iterations, kdf.memoryKiB, kdf.parallelism,
+          Data(try AESGCM.seal(dataKey, key: wrapKey, associatedData: keyAAD(chosen))),
+        ])
+      return chosen
+    }
+    unlocked.withLock { $0[chosen] = dataKey }
+    return try collection(chosen)
+  }
+
+  private func nextCollectionName(_ db: Database) throws -> String {
+    let next =
+      (try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'collection'") ?? 0)
+      + 1
+    return "collection\(next)"
+  }
+
+  private func createSessionCollection() throws {
+    let name = Self.sessionCollection
+    let sealedLabel = try AESGCM.seal(
+      Array("Session".utf8), key: metadataKey, associatedData: labelAAD(name))
+    let created = Self.seconds(now())
+    try memory.write { db in
+      try db.execute(
+        sql: """
+          INSERT INTO collection (name, sealedLabel, created, modified, kdfSalt, kdfIterations,
+            kdfMemoryKiB, kdfParallelism, wrappedKey) VALUES (?, ?, ?, ?, x'', 0, 0, 0, x'')
+          """, arguments: [name, Data(sealedLabel), created, created])
+    }
+    // Never locked: its key exists only in this process and dies with it.
+    unlocked.withLock { $0[name] = SecureBytes.random(count: AESGCM.keySize) }
+  }
+}

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+//
+// The Secret Service semantics of the store: duplicates, replace, subset search across
+// collections, locked matches apart, secrets and timestamps.
+
+import Foundation
+import KeychainCrypto
+import KeychainStore
+import Testing
+
+@Suite struct SecretServiceStoreTests {
+  @Test func duplicatesReplaceAndSubsetSearch() throws {
+    let fixture = try StoreFixture()
+    let store = try fixture.open()
+    try store.createCollection(name: "login", label: "Login", password: secure("pw"))
+    let attributes = ["xdg:schema": "org.example.Password", "user": "me", "host": "example.org"]
+    let first = try store.createItem(
+      in: "login", label: "A", attributes: attributes, secret: secure("1"), replace: false)
+    let second = try store.createItem(
+      in: "login", label: "B", attributes: attributes, secret: secure("2"), replace: false)
+    #expect(first.item != second.item && !second.replaced)
+    // replace: the newest item with exactly these attributes takes the new secret and label.
+    let third = try store.createItem(
+      in: "login", label: "C", attributes: attributes, secret: secure("3"), replace: true)
+    #expect(third.replaced && third.item == second.item)
+    #expect(try store.secret(of: second.item).secret == secure("3"))
+    #expect(try store.itemInfo(second.item).label == "C")
+    // A superset of attributes is a different set: no replacement.
+    var more = attributes
+    more["port"] = "22"
+    #expect(
+      try !store.createItem(
+        in: "login", label: "D", attributes: more, secret: secure("4"), replace: true
+      ).replaced)
+
+    #expect(try store.searchItems(["user": "me"]).unlocked.count == 3)
+    #expect(try store.searchItems(["user": "me", "port": "22"]).unlocked.count == 1)
+    #expect(try store.searchItems(["user": "ME"]).unlocked.isEmpty)
+    #expect(try store.searchItems(["user": "me", "nothing": ""]).unlocked.isEmpty)
+    #expect(try store.searchItems([:]).unlocked.count == 3)
+    // Newest first: libsecret reads the first hit.
+    #expect(
+      try store.searchItems(["user": "me"]).unlocked.dropFirst() == [second.item, first.item])
+  }
+
+  @Test func lockedMatchesAreReportedApartAndUnreadable() throws {
+    let fixture = try StoreFixture()
+    let store = try fixture.open()
+    try store.createCollection(name: "login", label: "Login", password: secure("pw"))
+    let other = try store.createCollection(label: "Work", password: secure("work"))
+    let a = try store.createItem(
+      in: "login", label: "a", attributes: ["k": "v"], secret: secure("x"), replace: false)
+    let b = try store.createItem(
+      in: other.name, label: "b", attributes: ["k": "v"], secret: secure("y"), replace: false)
+    try store.lock(other.name)
+    let found = try store.searchItems(["k": "v"])
+    #expect(found.unlocked == [a.item] && found.locked == [b.item])
+    #expect(throws: StoreError.locked(collection: other.name)) { try store.secret(of: b.item) }
+    #expect(throws: StoreError.locked(collection: other.name)) {
+      try store.setLabel("z", ofItem: b.item)
+    }
+    #expect(throws: StoreError.locked(collection: other.name)) {
+      try store.createItem(
+        in: other.name, label: "c", attributes: [:], secret: secure("z"), replace: false)
+    }
+    #expect(try store.items(in: other.name) == [b.item])
+    #expect(
+      try store.collection(other.name).isLocked && store.collection(other.name).label == "Work")
+    try store.unlock(other.name, password: secure("work"))
+    #expect(try store.secret(of: b.item).secret == secure("y"))
+  }
+
+  @Test func secretsLabelsAttributesAndTimestamps() throws {
+    let fixture = try StoreFixture()
+    let store = try fixture.open()
+    try store.createCollection(name: "login", label: "Login", password: secure("pw"))
+    let binary = SecureBytes(copying: [0, 255, 0, 1] + Array(repeating: 7, count: 1 << 20))
+    let (item, _) = try store.createItem(
+      in: "login", label: "ünïcode ✓", attributes: ["a": "1"], secret: binary,
+      contentType: "application/octet-stream", replace: false)
+    let created = try store.itemInfo(item).created
+    fixture.advance(seconds: 60)
+    try store.setSecret(secure(""), contentType: "text/plain", of: item)
+    try store.setAttributes(["b": "2"], of: item)
+    try store.setLabel("renamed", ofItem: item)
+    let info = try store.itemInfo(item)
+    #expect(
+      info.label == "renamed" && info.attributes == ["b": "2"] && info.contentType == "text/plain")
+    #expect(info.created == created && info.modified == created.addingTimeInterval(60))
+    #expect(try store.secret(of: item).secret.count == 0)
+    #expect(try store.searchItems(["a": "1"]).unlocked.isEmpty)
+    #expect(try store.searchItems(["b": "2"]).unlocked == [item])
+    try store.deleteItem(item)
+    #expect(try !store.exists(item))
+    #expect(throws: StoreError.noSuchItem) { try store.deleteItem(item) }
+  }
+
+  @Test func sessionCollectionLivesInMemoryOnly() throws {
+    let fixture = try StoreFixture()
+    do {
+      let store = try fixture.open()
+      #expect(try store.collections().map(\.name) == ["session"])
+      #expect(try store.alias("session") == "session")
+      try store.createItem(
+        in: "session", label: "tmp", attributes: ["s": "1"], secret: secure("MEMORYMARKER"),
+        replace: false)
+      #expect(try store.searchItems(["s": "1"]).unlocked.count == 1)
+      try store.lock("session")
+      #expect(!store.isLocked("session"))
+    }
+    for (name, bytes) in try fixture.allFileBytes() {
+      #expect(!bytes.contains(Array("MEMORYMARKER".utf8)), "\(name)")
+    }
+    #expect(try fixture.open().searchItems(["s": "1"]).unlocked.isEmpty)
+  }
+
+  @Test func aliases() throws {
+    let fixture = try StoreFixture()
+    let store = try fixture.open()
+    try store.createCollection(name: "login", label: "Login", password: secure("pw"))
+    #expect(try store.alias("default") == nil)
+    try store.setAlias("default", to: "login")
+    #expect(try store.alias("default") == "login")
+    #expect(try fixture.open().alias("default") == "login")
+    try store.setAlias("default", to: nil)
+    #expect(try store.alias("default") == nil)
+    #expect(throws: StoreError.self) { try store.setAlias("default", to: "nope") }
+    #expect(throws: StoreError.self) { try store.setAlias("session", to: "login") }
+  }
+
+  @Test func limitsAreEnforcedWithoutWritingAnything() throws {
+    let fixture = try StoreFixture()
+    let store = try fixture.open()
+    try store.createCollection(name: "login", label: "Login", password: secure("pw"))
+    let huge = SecureBytes(count: StoreLimits.maxSecretBytes + 1) {
+      $0.initializeMemory(as: UInt8.self, repeating: 1)
+    }
+    #expect(throws: StoreError.self) {
+      try store.createItem(in: "login", label: "x", attributes: [:], secret: huge, replace: false)
+    }
+    let many = Dictionary(
+      uniqueKeysWithValues: (0...StoreLimits.maxAttributes).map { ("k\($0)", "v") })
+    #expect(throws: StoreError.self) {
+      try store.createItem(
+        in: "login", label: "x", attributes: many, secret: secure("s"), replace: false)
+    }
+    let long = String(repeating: "x", count: StoreLimits.maxTextBytes + 1)
+    #expect(throws: StoreError.self) {
+      try store.createItem(
+        in: "login", label: "x", attributes: ["k": long], secret: secure("s"), replace: false)
+    }
+    #expect(try store.items(in: "login").isEmpty)
+  }
+}
