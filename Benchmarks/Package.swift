@@ -24,7 +24,16 @@ let package = Package(
         .product(name: "KeychainTesting", package: "keychain-linux"),
       ],
       path: "Benchmarks/DBusBenchmarks",
-      plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")])
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
+    .executableTarget(
+      name: "StoreBenchmarks",
+      dependencies: [
+        .product(name: "Benchmark", package: "package-benchmark"),
+        .product(name: "KeychainStore", package: "keychain-linux"),
+        .product(name: "KeychainCrypto", package: "keychain-linux"),
+      ],
+      path: "Benchmarks/StoreBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
   ],
   swiftLanguageModes: [.v6]
 )

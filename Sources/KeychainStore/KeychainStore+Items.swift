@@ -20,7 +20,7 @@ public struct ItemInfo: Hashable, Sendable {
 extension KeychainStore {
   func itemAAD(_ item: ItemID) -> [UInt8] { Array("item:\(item.collection):\(item.id)".utf8) }
 
-  private func seal(_ payload: ItemPayload, for item: ItemID, key: SecureBytes) throws -> Data {
+  func seal(_ payload: ItemPayload, for item: ItemID, key: SecureBytes) throws -> Data {
     Data(try AESGCM.seal(payload.encoded(), key: key, associatedData: itemAAD(item)))
   }
 
@@ -171,6 +171,62 @@ extension KeychainStore {
       try db.execute(
         sql: "UPDATE collection SET modified = ? WHERE id = ?",
         arguments: [Self.seconds(now()), collectionID])
+    }
+  }
+}
+
+/// One item for `importItems`.
+public struct ImportedItem: Sendable {
+  public var label: String
+  public var attributes: [String: String]
+  public var secret: SecureBytes
+  public var contentType: String
+
+  public init(
+    label: String, attributes: [String: String], secret: SecureBytes,
+    contentType: String = "text/plain"
+  ) {
+    self.label = label
+    self.attributes = attributes
+    self.secret = secret
+    self.contentType = contentType
+  }
+}
+
+extension KeychainStore {
+  /// Adds many items to an unlocked collection in one transaction: all of them or none.
+  /// For importers and bulk loads; duplicates are kept, as `createItem` with `replace: false`.
+  @discardableResult
+  public func importItems(_ items: [ImportedItem], into collection: String) throws -> [ItemID] {
+    for item in items {
+      try ItemPayload.checkLimits(
+        label: item.label, attributes: item.attributes, secretCount: item.secret.count)
+    }
+    let key = try dataKey(collection)
+    let stamp = Self.seconds(now())
+    return try database(for: collection).write { db in
+      let collectionID = try collectionID(collection, db)
+      var ids: [ItemID] = []
+      ids.reserveCapacity(items.count)
+      for item in items {
+        try db.execute(
+          sql: "INSERT INTO item (collectionID, created, modified, sealed) VALUES (?, ?, ?, x'')",
+          arguments: [collectionID, stamp, stamp])
+        let id = ItemID(collection: collection, id: db.lastInsertedRowID)
+        let payload = ItemPayload(
+          label: item.label, contentType: item.contentType, attributes: item.attributes,
+          secret: item.secret)
+        try db.execute(
+          sql: "UPDATE item SET sealed = ? WHERE id = ?",
+          arguments: [try seal(payload, for: id, key: key), id.id])
+        for digest in Set(try digests(item.attributes)) {
+          try db.execute(
+            sql: "INSERT INTO item_digest (digest, itemID) VALUES (?, ?)",
+            arguments: [digest, id.id])
+        }
+        ids.append(id)
+      }
+      return ids
     }
   }
 }

@@ -100,3 +100,21 @@ public final class DemoService: ObjectTree, DBusInterface {
       at: request.path, interface: Self.interface, changed: ["Greeting": value])
   }
 }
+
+/// A private bus with the demo service published on it and a client connection: what the
+/// D-Bus tests and the round-trip benchmark start from.
+public final class DemoBus: Sendable {
+  public let bus: PrivateBus
+  /// The connection serving `DemoService`.
+  public let server: Connection
+  /// A separate client connection.
+  public let client: Connection
+
+  public init() async throws {
+    bus = try PrivateBus()
+    server = try await bus.connect()
+    client = try await bus.connect()
+    let result = try await DemoService().publish(on: server)
+    guard result == .primaryOwner else { throw TestingError("demo service name: \(result)") }
+  }
+}

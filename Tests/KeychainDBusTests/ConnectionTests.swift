@@ -11,19 +11,8 @@ import Testing
   import Glibc
 #endif
 
-/// A bus with the demo service published on it, and a client connection.
-struct DemoFixture {
-  let bus: PrivateBus
-  let server: Connection
-  let client: Connection
-
-  init() async throws {
-    bus = try PrivateBus()
-    server = try await bus.connect()
-    client = try await bus.connect()
-    #expect(try await DemoService().publish(on: server) == .primaryOwner)
-  }
-
+/// Helpers for calling the demo service from its client connection.
+extension DemoBus {
   func call(
     _ member: MemberName, _ body: [DBusValue] = [],
     interface: InterfaceName? = DemoService.interface,
@@ -63,7 +52,7 @@ final class SilentHandler: MethodCallHandler {
 
 @Suite struct ConnectionTests {
   @Test func methodCallsAreAnswered() async throws {
-    let f = try await DemoFixture()
+    let f = try await DemoBus()
     #expect(try await f.call("Hello", [.string("world")]) == [.string("Hello, world!")])
     // Without an interface the member is looked up across the object's interfaces.
     #expect(try await f.call("Hello", [.string("x")], interface: nil) == [.string("Hello, x!")])
@@ -73,7 +62,7 @@ final class SilentHandler: MethodCallHandler {
   }
 
   @Test func deferredRepliesDoNotBlockOtherCalls() async throws {
-    let f = try await DemoFixture()
+    let f = try await DemoBus()
     let order = Mutex<[String]>([])
     async let slow: Void = {
       _ = try await f.call("Later", [.uint32(300)])
@@ -87,7 +76,7 @@ final class SilentHandler: MethodCallHandler {
   }
 
   @Test func failuresCarryTheirErrorNames() async throws {
-    let f = try await DemoFixture()
+    let f = try await DemoBus()
     #expect(
       await f.errorName("Fail", [.string("org.freedesktop.Secret.Error.IsLocked")])
         == "org.freedesktop.Secret.Error.IsLocked")
@@ -108,7 +97,7 @@ final class SilentHandler: MethodCallHandler {
   }
 
   @Test func peerAndIntrospectionWorkOnEveryObject() async throws {
-    let f = try await DemoFixture()
+    let f = try await DemoBus()
     #expect(try await f.call("Ping", interface: .peer) == [])
     #expect(try await f.call("Ping", interface: .peer, path: "/anything/at/all") == [])
     let xml = try await f.call("Introspect", interface: .introspectable).first?.string ?? ""
@@ -124,7 +113,7 @@ final class SilentHandler: MethodCallHandler {
   }
 
   @Test func propertiesCanBeReadWrittenAndAnnounced() async throws {
-    let f = try await DemoFixture()
+    let f = try await DemoBus()
     let changes = try await f.client.signals(
       matching: MatchRule(interface: .properties, member: "PropertiesChanged"))
     let iface = DBusValue.string(DemoService.interface.rawValue)
@@ -161,7 +150,7 @@ final class SilentHandler: MethodCallHandler {
   }
 
   @Test func signalsReachMatchingSubscribersOnly() async throws {
-    let f = try await DemoFixture()
+    let f = try await DemoBus()
     let greeted = try await f.client.signals(
       matching: MatchRule(
         sender: f.server.uniqueName, interface: DemoService.interface, member: "Greeted"))
@@ -200,7 +189,7 @@ final class SilentHandler: MethodCallHandler {
   }
 
   @Test func callersThatDisconnectAreReported() async throws {
-    let f = try await DemoFixture()
+    let f = try await DemoBus()
     let gone = try await f.server.peerDisconnections()
     let caller = try await f.bus.connect()
     let callerName = caller.uniqueName
@@ -212,7 +201,7 @@ final class SilentHandler: MethodCallHandler {
   }
 
   @Test func manyConcurrentClientsAllGetTheirOwnAnswers() async throws {
-    let f = try await DemoFixture()
+    let f = try await DemoBus()
     try await withThrowingTaskGroup(of: Int.self) { group in
       for clientIndex in 0..<32 {
         group.addTask {
@@ -255,7 +244,7 @@ final class SilentHandler: MethodCallHandler {
   }
 
   @Test func fileDescriptorsTravelThroughTheBus() async throws {
-    let f = try await DemoFixture()
+    let f = try await DemoBus()
     var fds: [Int32] = [0, 0]
     #expect(pipe(&fds) == 0)
     defer { close(fds[0]) }

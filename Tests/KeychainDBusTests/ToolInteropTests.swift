@@ -9,16 +9,16 @@ import Testing
 
 @Suite struct ToolInteropTests {
   /// Runs gdbus against the fixture's bus.
-  private func gdbus(_ f: DemoFixture, _ arguments: [String]) throws -> CommandResult {
+  private func gdbus(_ f: DemoBus, _ arguments: [String]) throws -> CommandResult {
     try runCommand("gdbus", arguments, environment: f.bus.environment())
   }
 
-  private func busctl(_ f: DemoFixture, _ arguments: [String]) throws -> CommandResult {
+  private func busctl(_ f: DemoBus, _ arguments: [String]) throws -> CommandResult {
     try runCommand("busctl", ["--address=\(f.bus.address)"] + arguments)
   }
 
   @Test func gdbusCallsMethodsAndReadsErrors() async throws {
-    let f = try await DemoFixture()
+    let f = try await DemoBus()
     let base = [
       "call", "--session", "--dest", "org.example.Demo", "--object-path", "/org/example/Demo",
     ]
@@ -55,7 +55,7 @@ import Testing
   }
 
   @Test func busctlCallsMethodsAndProperties() async throws {
-    let f = try await DemoFixture()
+    let f = try await DemoBus()
     let target = ["org.example.Demo", "/org/example/Demo", "org.example.Demo"]
     let hello = try busctl(f, ["call"] + target + ["Hello", "s", "busctl"])
     #expect(hello.status == 0)

@@ -152,3 +152,26 @@ import Testing
     #expect(try store.items(in: "login").isEmpty)
   }
 }
+
+@Suite struct ImportTests {
+  @Test func importIsAllOrNothing() throws {
+    let fixture = try StoreFixture()
+    let store = try fixture.open()
+    try store.createCollection(name: "login", label: "L", password: secure("pw"))
+    let good = (0..<100).map {
+      ImportedItem(label: "i\($0)", attributes: ["n": "\($0)"], secret: secure("s\($0)"))
+    }
+    let ids = try store.importItems(good, into: "login")
+    #expect(ids.count == 100)
+    #expect(try store.searchItems(["n": "42"]).unlocked == [ids[42]])
+    #expect(try store.secret(of: ids[42]).secret == secure("s42"))
+    let bad = [
+      ImportedItem(label: "ok", attributes: [:], secret: secure("x")),
+      ImportedItem(
+        label: String(repeating: "x", count: StoreLimits.maxTextBytes + 1), attributes: [:],
+        secret: secure("x")),
+    ]
+    #expect(throws: StoreError.self) { try store.importItems(bad, into: "login") }
+    #expect(try store.items(in: "login").count == 100)
+  }
+}

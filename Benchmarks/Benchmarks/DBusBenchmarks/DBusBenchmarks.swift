@@ -9,20 +9,7 @@ import KeychainDBus
 import KeychainTesting
 
 /// The bus, the service and a client, started once for the whole run.
-final class Fixture: Sendable {
-  let bus: PrivateBus
-  let server: Connection
-  let client: Connection
-
-  init() async throws {
-    bus = try PrivateBus()
-    server = try await bus.connect()
-    client = try await bus.connect()
-    _ = try await DemoService().publish(on: server)
-  }
-}
-
-nonisolated(unsafe) var fixture: Fixture?
+nonisolated(unsafe) var fixture: DemoBus?
 
 /// A CreateItem call as libsecret sends it: properties, a secret struct, replace.
 let createItem = Message.methodCall(
@@ -48,7 +35,7 @@ let benchmarks: @Sendable () -> Void = {
     metrics: [.wallClock, .throughput, .cpuTotal, .mallocCountTotal],
     scalingFactor: .kilo, maxDuration: .seconds(5), maxIterations: 20,
     thresholds: [.throughput: .relaxed],
-    setup: { fixture = try await Fixture() },
+    setup: { fixture = try await DemoBus() },
     teardown: { fixture = nil })
 
   Benchmark("Method round trip to in-process service", configuration: roundTrip) { benchmark in

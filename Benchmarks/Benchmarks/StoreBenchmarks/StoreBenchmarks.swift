@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+//
+// The encrypted store at 1k, 10k and 100k items: a durable add, an exact search with one hit,
+// a miss, a secret read, and unlocking with the recommended Argon2id cost. The aim is cost flat
+// in N: every operation is an index lookup, never a scan.
+//
+// A filled store is kept under $TMPDIR/keychain-store-bench/N and reused by later runs, because
+// filling 100k items takes longer than the benchmarks themselves.
+
+import Benchmark
+import Foundation
+import KeychainCrypto
+import KeychainStore
+
+let password = SecureBytes(copying: Array("benchmark password".utf8))
+
+func attributes(_ i: Int) -> [String: String] {
+  [
+    "xdg:schema": "org.example.Bench", "service": "service-\(i)", "user": "user-\(i)",
+    "group": "\(i % 10)",
+  ]
+}
+
+/// The store holding `n` items, filled on first use.
+func filledStore(_ n: Int) throws -> KeychainStore {
+  let base = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/keychain-store-bench"
+  try FileManager.default.createDirectory(
+    atPath: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+  chmod(base, 0o700)
+  let directory = base + "/\(n)"
+  let marker = directory + "/filled"
+  if !FileManager.default.fileExists(atPath: marker) {
+    try? FileManager.default.removeItem(atPath: directory)
+    let store = try KeychainStore(directory: directory)
+    try store.createCollection(name: "login", label: "Login", password: password)
+    for start in stride(from: 0, to: n, by: 5_000) {
+      let batch = (start..<min(n, start + 5_000)).map {
+        ImportedItem(
+          label: "item \($0)", attributes: attributes($0),
+          secret: SecureBytes(copying: Array("secret \($0)".utf8)))
+      }
+      try store.importItems(batch, into: "login")
+    }
+    FileManager.default.createFile(atPath: marker, contents: nil)
+  }
+  let store = try KeychainStore(directory: directory)
+  try store.unlock("login", password: password)
+  return store
+}
+
+nonisolated(unsafe) var store: KeychainStore?
+
+let benchmarks: @Sendable () -> Void = {
+  for n in [1_000, 10_000, 100_000] {
+    let configuration = Benchmark.Configuration(
+      metrics: [.wallClock, .throughput, .peakMemoryResident],
+      maxDuration: .seconds(3), maxIterations: 2_000,
+      setup: { store = try filledStore(n) }, teardown: { store = nil })
+
+    Benchmark("Store add, durable (N=\(n))", configuration: configuration) { benchmark in
+      for _ in benchmark.scaledIterations {
+        let i = Int.random(in: 10_000_000..<20_000_000)
+        blackHole(
+          try store!.createItem(
+            in: "login", label: "added", attributes: attributes(i), secret: password, replace: false
+          ))
+      }
+    }
+
+    Benchmark("Store exact search, 1 hit (N=\(n))", configuration: configuration) { benchmark in
+      for _ in benchmark.scaledIterations {
+        let i = Int.random(in: 0..<n)
+        let found = try store!.searchItems(["service": "service-\(i)", "user": "user-\(i)"])
+        precondition(found.unlocked.count == 1)
+        blackHole(found)
+      }
+    }
+
+    Benchmark("Store search miss (N=\(n))", configuration: configuration) { benchmark in
+      for _ in benchmark.scaledIterations {
+        blackHole(try store!.searchItems(["xdg:schema": "org.example.Bench", "service": "nope"]))
+      }
+    }
+
+    Benchmark("Store secret read (N=\(n))", configuration: configuration) { benchmark in
+      let items = try store!.searchItems(["group": "3", "user": "user-3"]).unlocked
+      for _ in benchmark.scaledIterations {
+        blackHole(try store!.secret(of: items[0]))
+      }
+    }
+  }
+
+  Benchmark(
+    "Store unlock, Argon2id t=3 m=64MiB p=4 (N=100000)",
+    configuration: .init(
+      metrics: [.wallClock, .peakMemoryResident], maxDuration: .seconds(5), maxIterations: 10,
+      setup: { store = try filledStore(100_000) }, teardown: { store = nil })
+  ) { benchmark in
+    for _ in benchmark.scaledIterations {
+      try store!.lock("login")
+      try store!.unlock("login", password: password)
+    }
+  }
+}
