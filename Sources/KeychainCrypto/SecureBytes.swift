@@ -77,10 +77,20 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible {
     }
   }
 
-  /// `count` bytes from libgcrypt's strong random generator.
-  public static func random(count: Int) -> SecureBytes {
-    SecureBytes(count: count) { buffer in
-      if let base = buffer.baseAddress { gcry_randomize(base, count, GCRY_VERY_STRONG_RANDOM) }
+  /// How much effort the random generator spends, libgcrypt's two levels for key material.
+  public enum RandomLevel: Sendable {
+    /// For session keys and nonces (`GCRY_STRONG_RANDOM`).
+    case strong
+    /// For long-term keys (`GCRY_VERY_STRONG_RANDOM`): far more expensive, so only for keys
+    /// that are made rarely and live long, such as a collection's data key.
+    case longTerm
+  }
+
+  /// `count` random bytes from libgcrypt's generator.
+  public static func random(count: Int, level: RandomLevel = .strong) -> SecureBytes {
+    let quality = level == .strong ? GCRY_STRONG_RANDOM : GCRY_VERY_STRONG_RANDOM
+    return SecureBytes(count: count) { buffer in
+      if let base = buffer.baseAddress { gcry_randomize(base, count, quality) }
     }
   }
 

@@ -72,11 +72,11 @@ extension KeychainStore {
   private func load(_ item: ItemID, key: SecureBytes, _ db: Database) throws -> (ItemPayload, Row) {
     guard
       let row = try Row.fetchOne(
-        db,
-        sql: """
-          SELECT item.sealed, item.created, item.modified FROM item
-          JOIN collection ON collection.id = item.collectionID WHERE item.id = ? AND collection.name = ?
-          """, arguments: [item.id, item.collection])
+        db.cachedStatement(
+          sql: """
+            SELECT item.sealed, item.created, item.modified FROM item
+            JOIN collection ON collection.id = item.collectionID WHERE item.id = ? AND collection.name = ?
+            """), arguments: [item.id, item.collection])
     else { throw StoreError.noSuchItem }
     let sealed: Data = row["sealed"]
     do {

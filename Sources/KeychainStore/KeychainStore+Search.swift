@@ -61,7 +61,8 @@ extension KeychainStore {
     for digest in Set(digests) {
       let count =
         try Int.fetchOne(
-          db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM item_digest WHERE digest = ? LIMIT 257)",
+          db.cachedStatement(
+            sql: "SELECT COUNT(*) FROM (SELECT 1 FROM item_digest WHERE digest = ? LIMIT 257)"),
           arguments: [digest]) ?? 0
       guard count > 0 else { return [] }
       counted.append((digest, count))
@@ -71,13 +72,14 @@ extension KeychainStore {
     let exists = others.map { _ in
       " AND EXISTS (SELECT 1 FROM item_digest o WHERE o.digest = ? AND o.itemID = d.itemID)"
     }
+    // The text depends only on the number of pairs, so the prepared statement is reused.
     return try Row.fetchAll(
-      db,
-      sql: """
-        SELECT item.id, collection.name FROM item_digest d
-        JOIN item ON item.id = d.itemID JOIN collection ON collection.id = item.collectionID
-        WHERE d.digest = ?\(exists.joined())\(filter) ORDER BY item.id DESC
-        """, arguments: StatementArguments([counted[0].digest] + others + arguments)
+      db.cachedStatement(
+        sql: """
+          SELECT item.id, collection.name FROM item_digest d
+          JOIN item ON item.id = d.itemID JOIN collection ON collection.id = item.collectionID
+          WHERE d.digest = ?\(exists.joined())\(filter) ORDER BY item.id DESC
+          """), arguments: StatementArguments([counted[0].digest] + others + arguments)
     ).map { ItemID(collection: $0[1], id: $0[0]) }
   }
 

@@ -167,7 +167,7 @@ public final class KeychainStore: Sendable {
     guard label.utf8.count <= StoreLimits.maxTextBytes else {
       throw StoreError.limitExceeded("label too long")
     }
-    let dataKey = SecureBytes.random(count: AESGCM.keySize)
+    let dataKey = SecureBytes.random(count: AESGCM.keySize, level: .longTerm)
     let salt = Random.bytes(count: 16)
     let wrapKey = try KeyDerivation.argon2id(
       password: Self.kdfInput(password), salt: salt, parameters: kdf)

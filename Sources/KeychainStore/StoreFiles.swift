@@ -52,7 +52,7 @@ enum StoreFiles {
       return key
     }
     guard errno == ENOENT else { throw StoreError.invalid("cannot read \(path): errno \(errno)") }
-    let key = SecureBytes.random(count: 32)
+    let key = SecureBytes.random(count: 32, level: .longTerm)
     // Written to a temporary name and renamed, so a crash never leaves half a key.
     let temporary = path + ".new"
     let out = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
