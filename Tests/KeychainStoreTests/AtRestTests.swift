@@ -139,7 +139,7 @@ import Testing
 func runSQLite(_ path: String, _ sql: String) throws -> Int32 {
   let script =
     "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()"
-  return try runCommand("python3", ["-c", script, path, sql]).status
+  return try runCommand("/usr/bin/python3", ["-c", script, path, sql]).status
 }
 
 enum QueryParserShim {
