@@ -14,6 +14,7 @@ let package = Package(
     .library(name: "KeychainCrypto", targets: ["KeychainCrypto"]),
     .library(name: "KeychainCore", targets: ["KeychainCore"]),
     .library(name: "KeychainStore", targets: ["KeychainStore"]),
+    .library(name: "SecretServiceProtocol", targets: ["SecretServiceProtocol"]),
     // Private bus, child processes and a demo service, for tests and the benchmarks package.
     .library(name: "KeychainTesting", targets: ["KeychainTesting"]),
   ],
@@ -49,6 +50,9 @@ let package = Package(
         "KeychainCore", "KeychainCrypto", .product(name: "GRDB", package: "GRDB.swift"),
       ]),
 
+    // What the daemon and the clients share: names, paths, the secret struct, sessions.
+    .target(name: "SecretServiceProtocol", dependencies: ["KeychainDBus", "KeychainCrypto"]),
+
     // Test support: private dbus-daemon, child processes, temp dirs. Never linked into products.
     .target(name: "KeychainTesting", dependencies: ["KeychainDBus"]),
 
@@ -60,6 +64,9 @@ let package = Package(
     .testTarget(
       name: "KeychainStoreTests",
       dependencies: ["KeychainStore", "KeychainCore", "KeychainCrypto", "KeychainTesting"]),
+    .testTarget(
+      name: "SecretServiceProtocolTests",
+      dependencies: ["SecretServiceProtocol", "KeychainDBus", "KeychainCrypto", "KeychainTesting"]),
   ],
   swiftLanguageModes: [.v6]
 )

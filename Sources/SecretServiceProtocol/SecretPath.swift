@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+
+import KeychainDBus
+
+/// An object of the Secret Service object tree, parsed from or printed as its path.
+///
+/// Collections and aliases are named by one path element; items by their collection (or alias)
+/// and one element; sessions and prompts by one element. `/` means "no object" in replies.
+public enum SecretPath: Hashable, Sendable {
+  case service
+  case collection(String)
+  /// A collection reached through an alias, such as `/org/freedesktop/secrets/aliases/default`.
+  case alias(String)
+  case item(collection: String, item: String)
+  /// An item under an alias path; it resolves like the alias.
+  case aliasItem(alias: String, item: String)
+  case session(String)
+  case prompt(String)
+
+  /// `/org/freedesktop/secrets`
+  public static let base: ObjectPath = "/org/freedesktop/secrets"
+  /// The `/` path that replies use for "no object" (no prompt, no collection yet).
+  public static let none: ObjectPath = .root
+
+  /// Parses `path`; nil for anything outside the Secret Service tree or of the wrong shape.
+  public init?(_ path: ObjectPath) {
+    guard path.isDescendant(of: Self.base) else { return nil }
+    let parts = path.components.dropFirst(3).map(String.init)
+    switch (parts.first, parts.count) {
+    case (nil, _): self = .service
+    case ("collection", 2): self = .collection(parts[1])
+    case ("collection", 3): self = .item(collection: parts[1], item: parts[2])
+    case ("aliases", 2): self = .alias(parts[1])
+    case ("aliases", 3): self = .aliasItem(alias: parts[1], item: parts[2])
+    case ("session", 2): self = .session(parts[1])
+    case ("prompt", 2): self = .prompt(parts[1])
+    default: return nil
+    }
+  }
+
+  /// The object path. Elements must be valid path elements (`[A-Za-z0-9_]+`); use
+  /// `ObjectPath.escapeElement` for names that come from labels.
+  public var objectPath: ObjectPath {
+    let tail: [String] =
+      switch self {
+      case .service: []
+      case .collection(let name): ["collection", name]
+      case .alias(let name): ["aliases", name]
+      case .item(let collection, let item): ["collection", collection, item]
+      case .aliasItem(let alias, let item): ["aliases", alias, item]
+      case .session(let id): ["session", id]
+      case .prompt(let id): ["prompt", id]
+      }
+    return ObjectPath(unchecked: ([Self.base.rawValue] + tail).joined(separator: "/"))
+  }
+}

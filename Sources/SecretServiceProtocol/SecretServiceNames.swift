@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+//
+// What the daemon and every client share: the bus name, interface names and error names of the
+// freedesktop Secret Service 0.2, and gnome-keyring's extension that clients rely on.
+
+import KeychainDBus
+
+/// Names of the Secret Service API.
+public enum SecretService {
+  /// The well-known bus name of a provider.
+  public static let busName: BusName = "org.freedesktop.secrets"
+
+  /// `org.freedesktop.Secret.Service`
+  public static let serviceInterface: InterfaceName = "org.freedesktop.Secret.Service"
+  /// `org.freedesktop.Secret.Collection`
+  public static let collectionInterface: InterfaceName = "org.freedesktop.Secret.Collection"
+  /// `org.freedesktop.Secret.Item`
+  public static let itemInterface: InterfaceName = "org.freedesktop.Secret.Item"
+  /// `org.freedesktop.Secret.Session`
+  public static let sessionInterface: InterfaceName = "org.freedesktop.Secret.Session"
+  /// `org.freedesktop.Secret.Prompt`
+  public static let promptInterface: InterfaceName = "org.freedesktop.Secret.Prompt"
+  /// gnome-keyring's extension for prompt-free collection creation and unlocking, used by
+  /// Seahorse and by headless scripts.
+  public static let gnomeInternalInterface: InterfaceName =
+    "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
+}
+
+extension ErrorName {
+  /// The object must be unlocked first.
+  public static let isLocked: ErrorName = "org.freedesktop.Secret.Error.IsLocked"
+  /// The session does not exist (or belongs to another connection).
+  public static let noSession: ErrorName = "org.freedesktop.Secret.Error.NoSession"
+  /// No such item or collection.
+  public static let noSuchObject: ErrorName = "org.freedesktop.Secret.Error.NoSuchObject"
+}
