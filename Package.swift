@@ -10,6 +10,7 @@ let package = Package(
   name: "keychain-linux",
   platforms: [.macOS(.v15)],
   products: [
+    .executable(name: "keychaind", targets: ["keychaind"]),
     .library(name: "KeychainDBus", targets: ["KeychainDBus"]),
     .library(name: "KeychainCrypto", targets: ["KeychainCrypto"]),
     .library(name: "KeychainCore", targets: ["KeychainCore"]),
@@ -21,6 +22,7 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
   ],
   targets: [
     // The only two places where C is visible. Everything above them speaks Swift.
@@ -52,6 +54,25 @@ let package = Package(
 
     // What the daemon and the clients share: names, paths, the secret struct, sessions.
     .target(name: "SecretServiceProtocol", dependencies: ["KeychainDBus", "KeychainCrypto"]),
+
+    // The daemon's object tree: one type per Secret Service interface.
+    .target(
+      name: "SecretServiceServer",
+      dependencies: [
+        "SecretServiceProtocol", "KeychainStore", "KeychainCore", "KeychainDBus", "KeychainCrypto",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+
+    // prctl is variadic: the daemon's one call to it goes through this wrapper.
+    .target(name: "CKeychainProcess"),
+    .executableTarget(
+      name: "keychaind",
+      dependencies: [
+        "CKeychainProcess", "SecretServiceServer", "KeychainStore", "KeychainCrypto",
+        "KeychainDBus",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
 
     // Test support: private dbus-daemon, child processes, temp dirs. Never linked into products.
     .target(name: "KeychainTesting", dependencies: ["KeychainDBus"]),

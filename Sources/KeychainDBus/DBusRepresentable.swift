@@ -152,7 +152,8 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
   public static var dbusType: DBusType { .array(Element.dbusType) }
 
   public var dbusValue: DBusValue {
-    if let bytes = self as? [UInt8] { return .bytes(bytes) }
+    // By element type: `[] as? [UInt8]` succeeds for an empty array of any type.
+    if Element.self == UInt8.self, let bytes = self as? [UInt8] { return .bytes(bytes) }
     return .array(Element.dbusType, map(\.dbusValue))
   }
 

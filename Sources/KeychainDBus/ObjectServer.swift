@@ -5,6 +5,7 @@
 // for every object, and turns any failure into a named D-Bus error. (libdbus answers Peer.)
 
 import Logging
+import Synchronization
 
 /// One method call, as an interface implementation sees it.
 public struct MethodRequest: Sendable {
@@ -12,6 +13,13 @@ public struct MethodRequest: Sendable {
   public let message: Message
   /// The connection the call came in on, for signals and per-caller state.
   public let connection: Connection
+  let afterReplyActions = AfterReply()
+
+  /// Runs `action` once the reply to this call has been sent: for signals that must not
+  /// overtake the reply, such as a prompt's `Completed` after `Prompt()` returned.
+  public func afterReply(_ action: @escaping @Sendable () async -> Void) {
+    afterReplyActions.actions.withLock { $0.append(action) }
+  }
 
   /// The object path the call was sent to.
   public var path: ObjectPath { message.path ?? .root }
@@ -84,8 +92,15 @@ public final class ObjectServer: MethodCallHandler {
 
   // Accessed only through the connection that delivered the call; see `handle`.
   private nonisolated(nonsending) func respond(to call: Message, _ responder: Responder) async {
+    let request = MethodRequest(message: call, connection: responder.connection)
     do {
-      responder.reply(try await dispatch(call, on: responder.connection))
+      responder.reply(try await dispatch(request))
+      // The reply is already sent or queued on the connection's thread, ahead of anything these
+      // actions send through the connection.
+      let actions = request.afterReplyActions.actions.withLock { $0 }
+      if !actions.isEmpty {
+        Task { for action in actions { await action() } }
+      }
     } catch let error as DBusError {
       responder.fail(error)
     } catch {
@@ -96,10 +111,10 @@ public final class ObjectServer: MethodCallHandler {
     }
   }
 
-  private nonisolated(nonsending) func dispatch(_ call: Message, on connection: Connection)
-    async throws -> [DBusValue]
+  private nonisolated(nonsending) func dispatch(_ request: MethodRequest) async throws
+    -> [DBusValue]
   {
-    let request = MethodRequest(message: call, connection: connection)
+    let call = request.message
     let path = request.path
     if call.interface == .introspectable || (call.interface == nil && call.member == "Introspect") {
       try ObjectServer.checkArguments(
@@ -156,4 +171,9 @@ public final class ObjectServer: MethodCallHandler {
     return IntrospectionXML.document(
       interfaces: standard + interfaces.map(\.interfaceDescription), children: children)
   }
+}
+
+/// Work a handler asked to run after its reply.
+final class AfterReply: Sendable {
+  let actions = Mutex<[@Sendable () async -> Void]>([])
 }

@@ -92,6 +92,10 @@ private func roundTrip(_ body: [DBusValue]) throws -> [DBusValue] {
     let paths: [ObjectPath] = ["/a", "/a/b"]
     #expect(try [ObjectPath](dbusValue: try roundTrip([paths.dbusValue])[0]) == paths)
     #expect(try [UInt8](dbusValue: .bytes([9])) == [9])
+    // Empty arrays keep their element type (an empty [ObjectPath] once became `ay`).
+    #expect([ObjectPath]().dbusValue == .array(.objectPath, []))
+    #expect([String]().dbusValue.type == .array(.string))
+    #expect([UInt8]().dbusValue == .bytes([]))
     #expect(try DBusValue(dbusValue: .variant(.uint64(3))) == .uint64(3))
     #expect(throws: DBusError.self) { try [String: String](dbusValue: properties.dbusValue) }
     #expect(throws: DBusError.self) { try String(dbusValue: .int32(1)) }

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+
+import Foundation
+import KeychainCrypto
+import KeychainDBus
+import KeychainStore
+import SecretServiceProtocol
+
+/// `org.freedesktop.Secret.Collection` for one collection, reached by its own path or an alias.
+struct CollectionInterface: DBusInterface {
+  let state: ServiceState
+  /// The store's name of the collection.
+  let name: String
+  var store: KeychainStore { state.store }
+
+  static let description = InterfaceDescription(
+    SecretService.collectionInterface,
+    methods: [
+      MethodDescription("Delete", outputs: [.init("prompt", .objectPath)]),
+      MethodDescription(
+        "SearchItems", inputs: [.init("attributes", .dictionary(key: .string, value: .string))],
+        outputs: [.init("results", .array(.objectPath))]),
+      MethodDescription(
+        "CreateItem",
+        inputs: [
+          .init("properties", .dictionary(key: .string, value: .variant)),
+          .init("secret", Secret.dbusType),
+          .init("replace", .boolean),
+        ],
+        outputs: [.init("item", .objectPath), .init("prompt", .objectPath)]),
+    ],
+    properties: [
+      PropertyDescription("Items", .array(.objectPath)),
+      PropertyDescription("Label", .string, .readwrite),
+      PropertyDescription("Locked", .boolean), PropertyDescription("Created", .uint64),
+      PropertyDescription("Modified", .uint64),
+    ],
+    signals: [
+      SignalDescription("ItemCreated", [.init("item", .objectPath)]),
+      SignalDescription("ItemDeleted", [.init("item", .objectPath)]),
+      SignalDescription("ItemChanged", [.init("item", .objectPath)]),
+    ])
+  var interfaceDescription: InterfaceDescription { Self.description }
+
+  var path: ObjectPath { Resolver.path(ofCollection: name) }
+
+  func call(_ request: MethodRequest) async throws -> [DBusValue] {
+    switch request.member.rawValue {
+    case "Delete":
+      try Resolver.mapped { try store.deleteCollection(name) }
+      try await request.connection.emit(
+        SecretService.serviceInterface, "CollectionDeleted", from: SecretPath.base,
+        [.objectPath(path)])
+      return [.objectPath(SecretPath.none)]
+    case "SearchItems":
+      let attributes: [String: String] = try request.argument(0)
+      let (unlocked, locked) = try Resolver.mapped { try store.searchItems(attributes, in: name) }
+      return [(unlocked + locked).map(Resolver.path(of:)).dbusValue]
+    default:  // CreateItem
+      return try await createItem(request)
+    }
+  }
+
+  private func createItem(_ request: MethodRequest) async throws -> [DBusValue] {
+    let properties: [String: DBusValue] = try request.argument(0)
+    let secret: Secret = try request.argument(1)
+    let replace: Bool = try request.argument(2)
+    guard !store.isLocked(name) else { throw DBusError(.isLocked, "collection \(path) is locked") }
+    let label =
+      try DBusValue.property(properties, "org.freedesktop.Secret.Item.Label", .string)?.string ?? ""
+    var attributes: [String: String] = [:]
+    if let value = try DBusValue.property(
+      properties, "org.freedesktop.Secret.Item.Attributes",
+      .dictionary(key: .string, value: .string))
+    {
+      attributes = try [String: String](dbusValue: value)
+    }
+    // gnome-keyring's Type property is the schema; libsecret sends it beside xdg:schema.
+    if let type = try DBusValue.property(properties, "org.freedesktop.Secret.Item.Type", .string)?
+      .string,
+      attributes["xdg:schema"] == nil, !type.isEmpty
+    {
+      attributes["xdg:schema"] = type
+    }
+    let cipher = try await state.cipher(secret.session, caller: request.caller)
+    let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
+    let (item, replaced) = try Resolver.mapped {
+      try store.createItem(
+        in: name, label: label, attributes: attributes, secret: plaintext,
+        contentType: secret.contentType.isEmpty ? "text/plain" : secret.contentType,
+        replace: replace)
+    }
+    let itemPath = Resolver.path(of: item)
+    try await request.connection.emit(
+      SecretService.collectionInterface, replaced ? "ItemChanged" : "ItemCreated", from: path,
+      [.objectPath(itemPath)])
+    return [.objectPath(itemPath), .objectPath(SecretPath.none)]
+  }
+
+  func getProperty(_ property: String, _ request: MethodRequest) async throws -> DBusValue {
+    let info = try Resolver.mapped { try store.collection(name) }
+    switch property {
+    case "Items":
+      return try Resolver.mapped { try store.items(in: name) }.map(Resolver.path(of:)).dbusValue
+    case "Label": return .string(info.label)
+    case "Locked": return .boolean(info.isLocked)
+    case "Created": return .uint64(UInt64(max(0, info.created.timeIntervalSince1970)))
+    default: return .uint64(UInt64(max(0, info.modified.timeIntervalSince1970)))
+    }
+  }
+
+  func setProperty(_ property: String, to value: DBusValue, _ request: MethodRequest) async throws {
+    try Resolver.mapped { try store.setLabel(value.string ?? "", ofCollection: name) }
+    try await request.connection.emitPropertiesChanged(
+      at: path, interface: SecretService.collectionInterface, changed: ["Label": value])
+    try await request.connection.emit(
+      SecretService.serviceInterface, "CollectionChanged", from: SecretPath.base,
+      [.objectPath(path)])
+  }
+}
+
+/// `org.freedesktop.Secret.Item` for one item.
+struct ItemInterface: DBusInterface {
+  let state: ServiceState
+  let item: ItemID
+  var store: KeychainStore { state.store }
+
+  static let description = InterfaceDescription(
+    SecretService.itemInterface,
+    methods: [
+      MethodDescription("Delete", outputs: [.init("Prompt", .objectPath)]),
+      MethodDescription(
+        "GetSecret", inputs: [.init("session", .objectPath)],
+        outputs: [.init("secret", Secret.dbusType)]),
+      MethodDescription("SetSecret", inputs: [.init("secret", Secret.dbusType)]),
+    ],
+    properties: [
+      PropertyDescription("Locked", .boolean),
+      PropertyDescription("Attributes", .dictionary(key: .string, value: .string), .readwrite),
+      PropertyDescription("Label", .string, .readwrite),
+      PropertyDescription("Type", .string, .readwrite),
+      PropertyDescription("Created", .uint64), PropertyDescription("Modified", .uint64),
+    ])
+  var interfaceDescription: InterfaceDescription { Self.description }
+
+  var path: ObjectPath { Resolver.path(of: item) }
+
+  func call(_ request: MethodRequest) async throws -> [DBusValue] {
+    switch request.member.rawValue {
+    case "Delete":
+      try Resolver.mapped { try store.deleteItem(item) }
+      try await request.connection.emit(
+        SecretService.collectionInterface, "ItemDeleted",
+        from: Resolver.path(ofCollection: item.collection),
+        [.objectPath(path)])
+      return [.objectPath(SecretPath.none)]
+    case "GetSecret":
+      let session: ObjectPath = try request.argument(0)
+      let cipher = try await state.cipher(session, caller: request.caller)
+      let (secret, contentType) = try Resolver.mapped { try store.secret(of: item) }
+      let (parameters, value) = try cipher.encrypt(secret)
+      return [
+        Secret(session: session, parameters: parameters, value: value, contentType: contentType)
+          .dbusValue
+      ]
+    default:  // SetSecret
+      let secret: Secret = try request.argument(0)
+      let cipher = try await state.cipher(secret.session, caller: request.caller)
+      let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
+      try Resolver.mapped {
+        try store.setSecret(plaintext, contentType: secret.contentType, of: item)
+      }
+      try await changed(request)
+      return []
+    }
+  }
+
+  private func changed(_ request: MethodRequest) async throws {
+    try await request.connection.emit(
+      SecretService.collectionInterface, "ItemChanged",
+      from: Resolver.path(ofCollection: item.collection),
+      [.objectPath(path)])
+  }
+
+  func getProperty(_ property: String, _ request: MethodRequest) async throws -> DBusValue {
+    let locked = store.isLocked(item.collection)
+    if property == "Locked" { return .boolean(locked) }
+    // A locked item's metadata is sealed: it reads as empty until its collection is unlocked.
+    let info = locked ? nil : try Resolver.mapped { try store.itemInfo(item) }
+    switch property {
+    case "Attributes": return (info?.attributes ?? [:]).dbusValue
+    case "Label": return .string(info?.label ?? "")
+    case "Type": return .string(info?.attributes["xdg:schema"] ?? "")
+    case "Created": return .uint64(UInt64(max(0, info?.created.timeIntervalSince1970 ?? 0)))
+    default: return .uint64(UInt64(max(0, info?.modified.timeIntervalSince1970 ?? 0)))
+    }
+  }
+
+  func setProperty(_ property: String, to value: DBusValue, _ request: MethodRequest) async throws {
+    switch property {
+    case "Label":
+      try Resolver.mapped { try store.setLabel(value.string ?? "", ofItem: item) }
+    case "Attributes":
+      let attributes = try [String: String](dbusValue: value)
+      try Resolver.mapped { try store.setAttributes(attributes, of: item) }
+    default:  // Type
+      var attributes = try Resolver.mapped { try store.itemInfo(item) }.attributes
+      attributes["xdg:schema"] = value.string
+      try Resolver.mapped { try store.setAttributes(attributes, of: item) }
+    }
+    try await request.connection.emitPropertiesChanged(
+      at: path, interface: SecretService.itemInterface, changed: [property: value])
+    try await changed(request)
+  }
+}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+//
+// Between object paths and store names, and between store errors and D-Bus error names.
+
+import KeychainDBus
+import KeychainStore
+import SecretServiceProtocol
+
+enum Resolver {
+  /// The store collection a collection or alias path names, or nil.
+  static func collection(_ path: SecretPath, in store: KeychainStore) throws -> String? {
+    switch path {
+    case .collection(let name):
+      return try store.collections().contains { $0.name == name } ? name : nil
+    case .alias(let alias):
+      return try store.alias(alias)
+    default:
+      return nil
+    }
+  }
+
+  /// The item an item path names, if it exists.
+  static func item(_ path: SecretPath, in store: KeychainStore) throws -> ItemID? {
+    let resolved: ItemID?
+    switch path {
+    case .item(let collection, let element):
+      resolved = Int64(element).map { ItemID(collection: collection, id: $0) }
+    case .aliasItem(let alias, let element):
+      resolved = try store.alias(alias).flatMap { c in
+        Int64(element).map { ItemID(collection: c, id: $0) }
+      }
+    default:
+      resolved = nil
+    }
+    guard let resolved, try store.exists(resolved) else { return nil }
+    return resolved
+  }
+
+  /// The collection an object path leads to: a collection, an alias, or an item's collection.
+  static func owningCollection(_ path: ObjectPath, in store: KeychainStore) throws -> String? {
+    guard let parsed = SecretPath(path) else { return nil }
+    if let item = try item(parsed, in: store) { return item.collection }
+    return try collection(parsed, in: store)
+  }
+
+  static func path(of item: ItemID) -> ObjectPath {
+    SecretPath.item(collection: item.collection, item: String(item.id)).objectPath
+  }
+
+  static func path(ofCollection name: String) -> ObjectPath {
+    SecretPath.collection(name).objectPath
+  }
+
+  /// Store failures as the error names clients act on (SECRET-SERVICE.md §1.1).
+  static func dbusError(_ error: any Error) -> any Error {
+    guard let error = error as? StoreError else { return error }
+    switch error {
+    case .locked: return DBusError(.isLocked, error.description)
+    case .noSuchCollection, .noSuchItem: return DBusError(.noSuchObject, error.description)
+    case .limitExceeded: return DBusError(.limitsExceeded, error.description)
+    case .invalid, .collectionExists: return DBusError(.invalidArgs, error.description)
+    case .wrongPassword: return DBusError(.accessDenied, error.description)
+    case .newerSchema, .unsafePermissions, .corrupt: return DBusError(.failed, error.description)
+    }
+  }
+
+  /// Runs store work, reporting store failures by their D-Bus names.
+  static func mapped<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch { throw dbusError(error) }
+  }
+}
+
+extension DBusValue {
+  /// The content of an `a{sv}` property named `name`, checked to have `type`.
+  static func property(_ properties: [String: DBusValue], _ name: String, _ type: DBusType)
+    throws(DBusError)
+    -> DBusValue?
+  {
+    guard let value = properties[name] else { return nil }
+    guard value.type == type else {
+      throw DBusError(.invalidArgs, "property \(name) must have type \(type), got \(value.type)")
+    }
+    return value
+  }
+}

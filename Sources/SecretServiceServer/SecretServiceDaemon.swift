@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+//
+// The object tree of `org.freedesktop.secrets`, and bringing it onto a bus.
+
+import KeychainDBus
+import KeychainStore
+import Logging
+import SecretServiceProtocol
+
+/// Which objects exist: the service, collections (by name or alias), items, sessions, prompts.
+struct SecretTree: ObjectTree {
+  let state: ServiceState
+  let logger: Logger
+  var store: KeychainStore { state.store }
+
+  func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]? {
+    guard let parsed = SecretPath(path) else { return nil }
+    switch parsed {
+    case .service:
+      return [ServiceInterface(state: state)]
+    case .collection, .alias:
+      return try Resolver.collection(parsed, in: store).map {
+        [CollectionInterface(state: state, name: $0)]
+      }
+    case .item, .aliasItem:
+      return try Resolver.item(parsed, in: store).map { [ItemInterface(state: state, item: $0)] }
+    case .session(let id):
+      return await state.sessionExists(id) ? [SessionInterface(state: state, id: id)] : nil
+    case .prompt(let id):
+      return await state.promptExists(id)
+        ? [PromptInterface(state: state, id: id, logger: logger)] : nil
+    }
+  }
+
+  func childNodes(of path: ObjectPath) async throws -> [String] {
+    let base = SecretPath.base.rawValue
+    switch path.rawValue {
+    case "/": return ["org"]
+    case "/org": return ["freedesktop"]
+    case "/org/freedesktop": return ["secrets"]
+    case base: return ["collection", "aliases"]
+    case base + "/collection": return try Resolver.mapped { try store.collections().map(\.name) }
+    case base + "/aliases": return ["default"]
+    default:
+      guard case .collection(let name)? = SecretPath(path) else { return [] }
+      return try Resolver.mapped { try store.items(in: name) }.map { String($0.id) }
+    }
+  }
+}
+
+/// Serves a store as `org.freedesktop.secrets` on a connection.
+public final class SecretServiceDaemon: Sendable {
+  let state: ServiceState
+  let logger: Logger
+
+  /// A daemon over `store`; nothing is on the bus until `publish`.
+  public init(store: KeychainStore, logger: Logger) {
+    state = ServiceState(store: store, logger: logger)
+    self.logger = logger
+  }
+
+  /// Registers the object tree, starts forgetting departed callers' sessions and prompts, and
+  /// only then asks for the bus name, so that no call can arrive before the objects exist.
+  public func publish(on connection: Connection, replace: Bool) async throws -> NameRequestResult {
+    let departures = try await connection.peerDisconnections()
+    let state = state
+    Task {
+      for await peer in departures { await state.dropPeer(peer) }
+    }
+    // A fallback at the root: every path of the tree, and the parents introspection walks.
+    try await connection.register(
+      ObjectServer(SecretTree(state: state, logger: logger), logger: logger), at: .root)
+    var options: NameRequestOptions = [.allowReplacement, .doNotQueue]
+    if replace { options.insert(.replaceExisting) }
+    return try await connection.requestName(SecretService.busName, options: options)
+  }
+
+  /// Open sessions and pending prompts, for tests and diagnostics.
+  public var callerStateCounts: (sessions: Int, prompts: Int) {
+    get async { await state.counts }
+  }
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+//
+// keychaind: arguments, logging and wiring. The logic lives in the libraries.
+
+import ArgumentParser
+import Foundation
+import KeychainCrypto
+import KeychainDBus
+import KeychainStore
+import Logging
+import SecretServiceServer
+
+@main
+struct Keychaind: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "keychaind",
+    abstract: "A Secret Service provider: owns org.freedesktop.secrets on the session bus.",
+    discussion: """
+      Runs in the foreground. With no session bus (DBUS_SESSION_BUS_ADDRESS unset) it starts a
+      private one through dbus-run-session and prints its address for clients.
+      """,
+    version: "0.1.0")
+
+  @Option(
+    name: .customLong("data-dir"),
+    help: "Where the store lives (default: $XDG_DATA_HOME/keychaind).")
+  var dataDirectory: String?
+
+  @Flag(
+    help: "Read a password on stdin until EOF; create the login collection with it, or unlock it.")
+  var unlock = false
+
+  @Flag(help: "Take org.freedesktop.secrets over from the process that owns it.")
+  var replace = false
+
+  @Flag(help: "Log debugging detail (never secrets, passwords or attribute values).")
+  var verbose = false
+
+  func run() async throws {
+    Hardening.apply()
+    let level: Logger.Level = verbose ? .debug : .info
+    LoggingSystem.bootstrap { label in
+      var handler = StreamLogHandler.standardError(label: label)
+      handler.logLevel = level
+      return handler
+    }
+    let logger = Logger(label: "keychaind")
+    guard let address = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"],
+      !address.isEmpty
+    else {
+      try PrivateBus.reexecUnderPrivateBus(logger: logger)
+    }
+    if ProcessInfo.processInfo.environment[PrivateBus.marker] != nil {
+      // Printed on stdout, alone, so that scripts can read it.
+      print("DBUS_SESSION_BUS_ADDRESS='\(address)'; export DBUS_SESSION_BUS_ADDRESS")
+      fflush(nil)
+    }
+
+    let status = try Gcrypt.initialize()
+    if !status.secureMemoryLocked {
+      logger.warning("secure memory could not be locked in RAM (raise LimitMEMLOCK / ulimit -l)")
+    }
+    let directory = dataDirectory ?? Self.defaultDataDirectory()
+    let store: KeychainStore
+    do {
+      store = try KeychainStore(directory: directory)
+    } catch {
+      logger.critical("cannot open the store in \(directory): \(error)")
+      throw ExitCode(2)
+    }
+    if unlock { try LoginUnlock.run(store: store, logger: logger) }
+
+    let connection: Connection
+    do {
+      connection = try await Connection.sessionBus(logger: logger)
+    } catch {
+      logger.critical("cannot connect to the session bus at \(address): \(error.message)")
+      throw ExitCode(3)
+    }
+    let daemon = SecretServiceDaemon(store: store, logger: logger)
+    let result = try await daemon.publish(on: connection, replace: replace)
+    guard result == .primaryOwner else {
+      logger.critical(
+        "org.freedesktop.secrets belongs to another process; use --replace to take it over")
+      throw ExitCode(4)
+    }
+    logger.info("serving org.freedesktop.secrets from \(directory)")
+    let reason = await Lifetime.waitForEnd(of: connection)
+    logger.info("stopping: \(reason)")
+    await connection.close()
+  }
+
+  static func defaultDataDirectory() -> String {
+    let environment = ProcessInfo.processInfo.environment
+    let base =
+      environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+    return base + "/keychaind"
+  }
+}
