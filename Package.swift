@@ -88,6 +88,13 @@ let package = Package(
     .testTarget(
       name: "SecretServiceProtocolTests",
       dependencies: ["SecretServiceProtocol", "KeychainDBus", "KeychainCrypto", "KeychainTesting"]),
+    // Black box: the built keychaind on a private bus, driven by real clients.
+    .testTarget(
+      name: "KeychaindTests",
+      dependencies: [
+        "keychaind", "KeychainTesting", "KeychainDBus", "KeychainStore", "SecretServiceServer",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

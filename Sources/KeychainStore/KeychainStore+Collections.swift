@@ -136,9 +136,15 @@ extension KeychainStore {
 
   // MARK: Aliases
 
-  /// The collection an alias names, or nil. `session` always names the in-memory collection.
+  /// The collection an alias names, or nil. `session` always names the in-memory collection
+  /// and `login` the login collection when there is one, as with gnome-keyring (libsecret's
+  /// `secret-tool lock --collection=login` resolves the alias).
   public func alias(_ name: String) throws -> String? {
     guard name != Self.sessionCollection else { return Self.sessionCollection }
+    if name == Self.loginCollection {
+      return try collections().contains { $0.name == Self.loginCollection }
+        ? Self.loginCollection : nil
+    }
     return try persistent.read { db in
       try String.fetchOne(
         db,
@@ -150,7 +156,7 @@ extension KeychainStore {
 
   /// Points `name` at `collection`, or removes the alias when `collection` is nil.
   public func setAlias(_ name: String, to collection: String?) throws {
-    guard !name.isEmpty, name != Self.sessionCollection else {
+    guard !name.isEmpty, name != Self.sessionCollection, name != Self.loginCollection else {
       throw StoreError.invalid("the alias '\(name)' cannot be set")
     }
     guard collection != Self.sessionCollection else {

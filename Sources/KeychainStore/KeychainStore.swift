@@ -30,6 +30,8 @@ public struct CollectionInfo: Hashable, Sendable {
 public final class KeychainStore: Sendable {
   /// The name of the in-memory collection, and of the alias that names it.
   public static let sessionCollection = "session"
+  /// The name of the collection created on first use, and of the alias that names it.
+  public static let loginCollection = "login"
 
   let directory: String
   let persistent: DatabasePool

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+//
+// The real keychaind driven by the real secret-tool (libsecret: DH session, aliases, prompts).
+
+import Foundation
+import KeychainTesting
+import Testing
+
+@Suite(.serialized) struct SecretToolTests {
+  @Test func storeLookupSearchReplaceClear() async throws {
+    let daemon = try await DaemonProcess()
+    let store = try daemon.run(
+      "secret-tool", ["store", "--label=Mail", "service", "mail", "user", "alice"],
+      stdin: Array("p4ss ✓".utf8))
+    #expect(store.status == 0, "\(store.stderr)\n\(daemon.log)")
+    let lookup = try daemon.run("secret-tool", ["lookup", "service", "mail", "user", "alice"])
+    #expect(lookup.stdout == "p4ss ✓")
+    // Storing the same attributes again replaces: one item, the new secret.
+    _ = try daemon.run(
+      "secret-tool", ["store", "--label=Mail", "service", "mail", "user", "alice"],
+      stdin: Array("new".utf8))
+    #expect(
+      try daemon.run("secret-tool", ["lookup", "service", "mail", "user", "alice"]).stdout == "new")
+    let search = try daemon.run("secret-tool", ["search", "--all", "service", "mail"])
+    #expect(
+      search.stdout.components(separatedBy: "secret = new").count == 2,
+      "\(search.stdout)\(search.stderr)")
+    // secret-tool prints attributes on stderr.
+    #expect((search.stdout + search.stderr).contains("attribute.user = alice"))
+    #expect(
+      try daemon.run("secret-tool", ["lookup", "service", "mail", "user", "ALICE"]).status != 0)
+    #expect(try daemon.run("secret-tool", ["clear", "service", "mail"]).status == 0)
+    #expect(
+      try daemon.run("secret-tool", ["lookup", "service", "mail", "user", "alice"]).status != 0)
+    #expect(daemon.isRunning)
+  }
+
+  @Test func emptyBinaryAndLargeSecrets() async throws {
+    let daemon = try await DaemonProcess()
+    let binary: [UInt8] = [0, 1, 2, 0xFF, 0xFE, 0x80, 0, 10, 13]
+    // secret-tool itself reads at most 8 KiB ("password is too long"); 1 MiB goes through
+    // SecretStorage in its own test.
+    let large = (0..<8000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) }
+    for (name, secret) in [("empty", [UInt8]()), ("binary", binary), ("large", large)] {
+      let stored = try daemon.run(
+        "secret-tool", ["store", "--label=\(name)", "kind", name], stdin: secret)
+      #expect(stored.status == 0, "\(name): \(stored.stderr)")
+      let found = try daemon.run("secret-tool", ["lookup", "kind", name])
+      let same = found.stdoutBytes == secret  // compared apart: a failing #expect would print both
+      #expect(
+        same, "\(name): \(found.stdoutBytes.count) of \(secret.count) bytes back: \(found.stderr)")
+    }
+  }
+
+  @Test func aLockedCollectionIsReportedAndPromptsCompleteDismissed() async throws {
+    let daemon = try await DaemonProcess()
+    _ = try daemon.run(
+      "secret-tool", ["store", "--label=L", "app", "x"], stdin: Array("hidden".utf8))
+    // secret-tool lock --collection=login locks, then crashes in its own cleanup (libsecret
+    // 0.20.5); gdbus makes the same Lock call.
+    let lock = try daemon.run(
+      "gdbus",
+      [
+        "call", "--session", "-d", "org.freedesktop.secrets", "-o", "/org/freedesktop/secrets",
+        "-m", "org.freedesktop.Secret.Service.Lock", "['/org/freedesktop/secrets/aliases/default']",
+      ])
+    #expect(
+      lock.stdout == "([objectpath '/org/freedesktop/secrets/aliases/default'], objectpath '/')\n",
+      "\(lock.stderr)")
+    // libsecret sees the locked match, asks to unlock, runs the prompt; with no prompter it is
+    // dismissed and the lookup finds nothing, without hanging.
+    let lookup = try daemon.run("secret-tool", ["lookup", "app", "x"])
+    #expect(lookup.status != 0 && lookup.stdout.isEmpty)
+    #expect(daemon.log.contains("no password prompter"))
+    #expect(daemon.isRunning)
+  }
+
+  @Test func sigtermEndsTheDaemonCleanly() async throws {
+    let daemon = try await DaemonProcess()
+    #expect(daemon.terminate() == 0)
+    #expect(daemon.log.contains("stopping: SIGTERM"))
+  }
+
+  @Test func aWrongUnlockPasswordIsRefused() async throws {
+    let first = try await DaemonProcess(password: "right")
+    #expect(first.terminate() == 0)
+    let data = first.home.path + "/.local/share/keychaind"
+    let result = try runCommand(
+      DaemonProcess.executable, ["--unlock", "--data-dir", data], environment: first.environment,
+      stdin: Array("wrong".utf8))
+    #expect(result.status == 5)
+    #expect(result.stderr.contains("does not unlock"))
+    #expect(!result.stderr.contains("wrong"))
+  }
+}
