@@ -5,7 +5,7 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 CONFIG ?= release
 
-.PHONY: all build test lint format benchmark clean
+.PHONY: all build test lint format benchmark clean run install
 
 all: build
 
@@ -27,3 +27,16 @@ benchmark:
 
 clean:
 	rm -rf .build Benchmarks/.build
+
+# The daemon in the foreground; give the keyring password on stdin with --unlock.
+run:
+	$(SWIFT) run -c $(CONFIG) keychaind $(ARGS)
+
+# The binary, the D-Bus activation file and the systemd user unit, with paths filled in.
+install: build
+	install -Dm755 "$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/keychaind" "$(DESTDIR)$(PREFIX)/bin/keychaind"
+	mkdir -p "$(DESTDIR)$(PREFIX)/share/dbus-1/services" "$(DESTDIR)$(PREFIX)/lib/systemd/user"
+	sed 's|@BINDIR@|$(PREFIX)/bin|' dbus/org.freedesktop.secrets.service.in \
+	  > "$(DESTDIR)$(PREFIX)/share/dbus-1/services/org.freedesktop.secrets.service"
+	sed 's|@BINDIR@|$(PREFIX)/bin|' data/keychaind.service.in \
+	  > "$(DESTDIR)$(PREFIX)/lib/systemd/user/keychaind.service"

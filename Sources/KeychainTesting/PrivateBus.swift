@@ -20,11 +20,17 @@ public final class PrivateBus: Sendable {
   }()
 
   /// Starts `dbus-daemon` and waits for it to print its address.
-  public init(configuration: String = PrivateBus.defaultConfiguration) throws {
+  /// - Parameter home: the home directory of services the bus activates. They inherit the bus's
+  ///   environment, so without it an activated daemon would write to the real home.
+  public init(configuration: String = PrivateBus.defaultConfiguration, home: String? = nil) throws {
+    var environment = ProcessInfo.processInfo.environment
+    if let home {
+      for (key, value) in Self.homeVariables(home) { environment[key] = value }
+    }
     process = try ChildProcess(
       "dbus-daemon",
       ["--config-file=\(configuration)", "--nofork", "--print-address=1"],
-      pipeStdout: true)
+      environment: environment, pipeStdout: true)
     address = try process.readLine(timeout: .seconds(20))
     guard !address.isEmpty else { throw TestingError("dbus-daemon printed no address") }
   }
@@ -38,14 +44,18 @@ public final class PrivateBus: Sendable {
     env.removeValue(forKey: "DISPLAY")
     env.removeValue(forKey: "WAYLAND_DISPLAY")
     if let home {
-      env["HOME"] = home
-      env["XDG_DATA_HOME"] = home + "/.local/share"
-      env["XDG_CONFIG_HOME"] = home + "/.config"
-      env["XDG_RUNTIME_DIR"] = home + "/run"
-      env["XDG_CACHE_HOME"] = home + "/.cache"
+      for (key, value) in Self.homeVariables(home) { env[key] = value }
     }
     env.merge(extra) { $1 }
     return env
+  }
+
+  /// HOME and the XDG directories of a throwaway home.
+  static func homeVariables(_ home: String) -> [String: String] {
+    [
+      "HOME": home, "XDG_DATA_HOME": home + "/.local/share", "XDG_CONFIG_HOME": home + "/.config",
+      "XDG_RUNTIME_DIR": home + "/run", "XDG_CACHE_HOME": home + "/.cache",
+    ]
   }
 
   /// A new client connection to this bus.
