@@ -142,8 +142,7 @@ extension KeychainStore {
   public func alias(_ name: String) throws -> String? {
     guard name != Self.sessionCollection else { return Self.sessionCollection }
     if name == Self.loginCollection {
-      return try collections().contains { $0.name == Self.loginCollection }
-        ? Self.loginCollection : nil
+      return try hasCollection(Self.loginCollection) ? Self.loginCollection : nil
     }
     return try persistent.read { db in
       try String.fetchOne(

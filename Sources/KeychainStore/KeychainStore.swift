@@ -132,6 +132,15 @@ public final class KeychainStore: Sendable {
     }
   }
 
+  /// Whether a collection named `name` exists; reads no label, so it is cheap on every request.
+  public func hasCollection(_ name: String) throws -> Bool {
+    try database(for: name).read { db in
+      try Int64.fetchOne(
+        db.cachedStatement(sql: "SELECT id FROM collection WHERE name = ?"), arguments: [name])
+        != nil
+    }
+  }
+
   /// One collection.
   public func collection(_ name: String) throws -> CollectionInfo {
     let database = database(for: name)

@@ -36,7 +36,7 @@ public final class DaemonProcess: Sendable {
       environment: bus.environment(home: home.path),
       stdinFile: input, stderrFile: logPath)
     let watcher = try await bus.connect()
-    for _ in 0..<500 {
+    for _ in 0..<1500 {  // up to 30 s on a loaded machine
       if try await watcher.nameOwner("org.freedesktop.secrets") != nil { return }
       if let status = process.poll() {
         throw TestingError("keychaind exited with \(status): \(log)")

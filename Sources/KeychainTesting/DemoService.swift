@@ -13,6 +13,9 @@ public final class DemoService: ObjectTree, DBusInterface {
   public static let interface: InterfaceName = "org.example.Demo"
 
   private let greeting = Mutex("Hello")
+  /// `Wait` calls stay pending until `Release`: a deferred reply that depends on no timing.
+  private let gate = Mutex<(released: Bool, waiters: [CheckedContinuation<Void, Never>])>(
+    (false, []))
 
   public init() {}
 
@@ -31,8 +34,9 @@ public final class DemoService: ObjectTree, DBusInterface {
         "Hello", inputs: [.init("name", .string)], outputs: [.init("reply", .string)]),
       MethodDescription(
         "Echo", inputs: [.init("value", .variant)], outputs: [.init("value", .variant)]),
-      MethodDescription(
-        "Later", inputs: [.init("milliseconds", .uint32)], outputs: [.init("reply", .string)]),
+      MethodDescription("Wait", outputs: [.init("reply", .string)]),
+      MethodDescription("Release"),
+      MethodDescription("PendingWaits", outputs: [.init("count", .uint32)]),
       MethodDescription("Fail", inputs: [.init("error_name", .string)]),
       MethodDescription("Emit", inputs: [.init("text", .string)]),
       MethodDescription("Caller", outputs: [.init("unique_name", .string)]),
@@ -67,10 +71,25 @@ public final class DemoService: ObjectTree, DBusInterface {
       return [.string("\(greeting.withLock { $0 }), \(name)!")]
     case "Echo":
       return [.variant(try request.argument(0, as: DBusValue.self))]
-    case "Later":
-      let milliseconds: UInt32 = try request.argument(0)
-      try await Task.sleep(for: .milliseconds(Int(milliseconds)))
-      return [.string("later")]
+    case "Wait":
+      await withCheckedContinuation { continuation in
+        let resumeNow = gate.withLock { state in
+          if !state.released { state.waiters.append(continuation) }
+          return state.released
+        }
+        if resumeNow { continuation.resume() }
+      }
+      return [.string("released")]
+    case "Release":
+      let waiters = gate.withLock { state in
+        state.released = true
+        defer { state.waiters = [] }
+        return state.waiters
+      }
+      for waiter in waiters { waiter.resume() }
+      return []
+    case "PendingWaits":
+      return [.uint32(UInt32(gate.withLock { $0.waiters.count }))]
     case "Fail":
       throw DBusError(try ErrorName(try request.argument(0, as: String.self)), "failed on request")
     case "Emit":

@@ -11,7 +11,7 @@ enum Resolver {
   static func collection(_ path: SecretPath, in store: KeychainStore) throws -> String? {
     switch path {
     case .collection(let name):
-      return try store.collections().contains { $0.name == name } ? name : nil
+      return try store.hasCollection(name) ? name : nil
     case .alias(let alias):
       return try store.alias(alias)
     default:

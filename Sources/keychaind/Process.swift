@@ -50,7 +50,7 @@ enum LoginUnlock {
     if bytes.last == 0x0A { bytes.removeLast() }
     let password = SecureBytes(copying: bytes)
     for index in bytes.indices { bytes[index] = 0 }
-    if try store.collections().contains(where: { $0.name == "login" }) {
+    if try store.hasCollection(KeychainStore.loginCollection) {
       do {
         try store.unlock("login", password: password)
         logger.info("unlocked the login collection")
@@ -59,10 +59,13 @@ enum LoginUnlock {
         throw ExitCode(5)
       }
     } else {
-      try store.createCollection(name: "login", label: "Login", password: password)
+      try store.createCollection(
+        name: KeychainStore.loginCollection, label: "Login", password: password)
       logger.info("created the login collection")
     }
-    if try store.alias("default") == nil { try store.setAlias("default", to: "login") }
+    if try store.alias("default") == nil {
+      try store.setAlias("default", to: KeychainStore.loginCollection)
+    }
   }
 }
 

@@ -63,16 +63,14 @@ final class SilentHandler: MethodCallHandler {
 
   @Test func deferredRepliesDoNotBlockOtherCalls() async throws {
     let f = try await DemoBus()
-    let order = Mutex<[String]>([])
-    async let slow: Void = {
-      _ = try await f.call("Later", [.uint32(300)])
-      order.withLock { $0.append("slow") }
-    }()
-    try await Task.sleep(for: .milliseconds(50))
-    _ = try await f.call("Hello", [.string("fast")])
-    order.withLock { $0.append("fast") }
-    try await slow
-    #expect(order.withLock { $0 } == ["fast", "slow"])
+    async let waiting = f.call("Wait")
+    // Until the service holds the Wait call, with no reply sent…
+    while try await f.call("PendingWaits") != [.uint32(1)] { await Task.yield() }
+    // …other calls are still answered: the deferred reply blocks nothing.
+    #expect(try await f.call("Hello", [.string("meanwhile")]) == [.string("Hello, meanwhile!")])
+    #expect(try await f.call("PendingWaits") == [.uint32(1)])
+    _ = try await f.call("Release")
+    #expect(try await waiting == [.string("released")])
   }
 
   @Test func failuresCarryTheirErrorNames() async throws {
