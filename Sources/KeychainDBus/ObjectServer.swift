@@ -52,9 +52,20 @@ public protocol DBusInterface: Sendable {
   func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue
   /// Writes a declared, writable property; `value` already has the declared type.
   func setProperty(_ name: String, to value: DBusValue, _ request: MethodRequest) async throws
+  /// Every readable property, for `GetAll`. The default reads them one by one; implement it
+  /// when one lookup can answer all of them.
+  func allProperties(_ request: MethodRequest) async throws -> [String: DBusValue]
 }
 
 extension DBusInterface {
+  public func allProperties(_ request: MethodRequest) async throws -> [String: DBusValue] {
+    var values: [String: DBusValue] = [:]
+    for property in interfaceDescription.properties where property.access.isReadable {
+      values[property.name] = try await getProperty(property.name, request)
+    }
+    return values
+  }
+
   public func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue {
     throw DBusError(.unknownProperty, "no property \(name)")
   }

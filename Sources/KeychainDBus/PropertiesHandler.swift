@@ -33,10 +33,13 @@ struct PropertiesHandler {
       let selected = try interfaceName.isEmpty ? interfaces : [interface(named: interfaceName)]
       var entries: [DBusDictEntry] = []
       for interface in selected {
+        let values = try await interface.allProperties(request)
         for property in interface.interfaceDescription.properties where property.access.isReadable {
-          entries.append(
-            DBusDictEntry(
-              .string(property.name), .variant(try await read(interface, property, request))))
+          guard let value = values[property.name], value.type == property.type else {
+            throw DBusError(
+              .failed, "property \(property.name) is missing or mistyped in the service")
+          }
+          entries.append(DBusDictEntry(.string(property.name), .variant(value)))
         }
       }
       return [.dictionary(key: .string, value: .variant, entries)]

@@ -183,17 +183,27 @@ struct ItemInterface: DBusInterface {
   }
 
   func getProperty(_ property: String, _ request: MethodRequest) async throws -> DBusValue {
+    if property == "Locked" { return .boolean(store.isLocked(item.collection)) }
+    return try properties()[property] ?? .boolean(false)
+  }
+
+  /// One decryption answers every property: libsecret calls GetAll for each search hit.
+  func allProperties(_ request: MethodRequest) async throws -> [String: DBusValue] {
+    try properties()
+  }
+
+  private func properties() throws -> [String: DBusValue] {
     let locked = store.isLocked(item.collection)
-    if property == "Locked" { return .boolean(locked) }
     // A locked item's metadata is sealed: it reads as empty until its collection is unlocked.
     let info = locked ? nil : try Resolver.mapped { try store.itemInfo(item) }
-    switch property {
-    case "Attributes": return (info?.attributes ?? [:]).dbusValue
-    case "Label": return .string(info?.label ?? "")
-    case "Type": return .string(info?.attributes["xdg:schema"] ?? "")
-    case "Created": return .uint64(UInt64(max(0, info?.created.timeIntervalSince1970 ?? 0)))
-    default: return .uint64(UInt64(max(0, info?.modified.timeIntervalSince1970 ?? 0)))
-    }
+    return [
+      "Locked": .boolean(locked),
+      "Attributes": (info?.attributes ?? [:]).dbusValue,
+      "Label": .string(info?.label ?? ""),
+      "Type": .string(info?.attributes["xdg:schema"] ?? ""),
+      "Created": .uint64(UInt64(max(0, info?.created.timeIntervalSince1970 ?? 0))),
+      "Modified": .uint64(UInt64(max(0, info?.modified.timeIntervalSince1970 ?? 0))),
+    ]
   }
 
   func setProperty(_ property: String, to value: DBusValue, _ request: MethodRequest) async throws {
