@@ -54,19 +54,30 @@ extension KeychainStore {
           arguments: [try seal(payload, for: existing, key: key), stamp, existing.id])
         return (existing, true)
       }
-      // The id is part of the associated data, so the row exists before its ciphertext.
-      try db.execute(
-        sql: "INSERT INTO item (collectionID, created, modified, sealed) VALUES (?, ?, ?, x'')",
-        arguments: [collectionID, stamp, stamp])
-      let item = ItemID(collection: collection, id: db.lastInsertedRowID)
-      try db.execute(
-        sql: "UPDATE item SET sealed = ? WHERE id = ?",
-        arguments: [try seal(payload, for: item, key: key), item.id])
-      try writeDigests(wanted, for: item.id, db)
+      let item = try insert(
+        payload, digests: wanted, into: collection, collectionID: collectionID, key: key,
+        stamp: stamp, db)
       try db.execute(
         sql: "UPDATE collection SET modified = ? WHERE id = ?", arguments: [stamp, collectionID])
       return (item, false)
     }
+  }
+
+  /// Adds one sealed item and its index digests inside the caller's transaction.
+  private func insert(
+    _ payload: ItemPayload, digests: [Data], into collection: String, collectionID: Int64,
+    key: SecureBytes, stamp: Int64, _ db: Database
+  ) throws -> ItemID {
+    // The id is part of the associated data, so the row exists before its ciphertext.
+    try db.execute(
+      sql: "INSERT INTO item (collectionID, created, modified, sealed) VALUES (?, ?, ?, x'')",
+      arguments: [collectionID, stamp, stamp])
+    let item = ItemID(collection: collection, id: db.lastInsertedRowID)
+    try db.execute(
+      sql: "UPDATE item SET sealed = ? WHERE id = ?",
+      arguments: [try seal(payload, for: item, key: key), item.id])
+    try writeDigests(digests, for: item.id, db)
+    return item
   }
 
   private func load(_ item: ItemID, key: SecureBytes, _ db: Database) throws -> (ItemPayload, Row) {
@@ -98,7 +109,7 @@ extension KeychainStore {
   }
 
   /// Changes an unlocked item in one durable transaction.
-  private func modify(_ item: ItemID, _ change: (inout ItemPayload) throws -> Void) throws {
+  func modify(_ item: ItemID, _ change: (inout ItemPayload) throws -> Void) throws {
     let key = try dataKey(item.collection)
     try database(for: item.collection).write { db in
       var (payload, _) = try load(item, key: key, db)
@@ -128,11 +139,17 @@ extension KeychainStore {
 
   /// Label, attributes, content type and dates of an unlocked item.
   public func itemInfo(_ item: ItemID) throws -> ItemInfo {
+    try record(item).info
+  }
+
+  /// The item's metadata and secret from one read and one decryption.
+  func record(_ item: ItemID) throws -> (info: ItemInfo, secret: SecureBytes) {
     try read(item) { payload, row in
-      ItemInfo(
+      let info = ItemInfo(
         id: item, label: payload.label, attributes: payload.attributes,
         contentType: payload.contentType,
         created: Self.date(row["created"]), modified: Self.date(row["modified"]))
+      return (info, payload.secret)
     }
   }
 
@@ -209,22 +226,13 @@ extension KeychainStore {
       var ids: [ItemID] = []
       ids.reserveCapacity(items.count)
       for item in items {
-        try db.execute(
-          sql: "INSERT INTO item (collectionID, created, modified, sealed) VALUES (?, ?, ?, x'')",
-          arguments: [collectionID, stamp, stamp])
-        let id = ItemID(collection: collection, id: db.lastInsertedRowID)
         let payload = ItemPayload(
           label: item.label, contentType: item.contentType, attributes: item.attributes,
           secret: item.secret)
-        try db.execute(
-          sql: "UPDATE item SET sealed = ? WHERE id = ?",
-          arguments: [try seal(payload, for: id, key: key), id.id])
-        for digest in Set(try digests(item.attributes)) {
-          try db.execute(
-            sql: "INSERT INTO item_digest (digest, itemID) VALUES (?, ?)",
-            arguments: [digest, id.id])
-        }
-        ids.append(id)
+        ids.append(
+          try insert(
+            payload, digests: try digests(item.attributes), into: collection,
+            collectionID: collectionID, key: key, stamp: stamp, db))
       }
       return ids
     }

@@ -39,12 +39,11 @@ extension KeychainStore {
 
   /// The Keychain view of an unlocked item; with `data`, its secret too.
   func found(_ item: ItemID, data: Bool) throws -> FoundItem {
-    let info = try itemInfo(item)
+    let (info, secret) = try record(item)
     let (itemClass, attributes) = SecretServiceMapping.keychainAttributes(
       raw: info.attributes, label: info.label, created: info.created, modified: info.modified)
     return FoundItem(
-      itemClass: itemClass, attributes: attributes,
-      data: data ? try secret(of: item).secret.copyBytes() : nil,
+      itemClass: itemClass, attributes: attributes, data: data ? secret.copyBytes() : nil,
       persistentReference: Self.persistentReference(item))
   }
 
@@ -149,17 +148,15 @@ extension KeychainStore {
           }
         }
       }
+      // Each item changes in one transaction: attributes, label and data together.
       for (id, view) in targets {
-        if !attributeChanges.isEmpty {
-          let raw = try itemInfo(id).attributes
-          try setAttributes(
-            SecretServiceMapping.applying(attributeChanges, itemClass: view.itemClass, to: raw),
-            of: id)
-        }
-        if case .string(let label)? = newLabel { try setLabel(label, ofItem: id) }
-        if let data = changes.data {
-          try setSecret(
-            SecureBytes(copying: data), contentType: try secret(of: id).contentType, of: id)
+        try modify(id) { payload in
+          if !attributeChanges.isEmpty {
+            payload.attributes = SecretServiceMapping.applying(
+              attributeChanges, itemClass: view.itemClass, to: payload.attributes)
+          }
+          if case .string(let label)? = newLabel { payload.label = label }
+          if let data = changes.data { payload.secret = SecureBytes(copying: data) }
         }
       }
     }

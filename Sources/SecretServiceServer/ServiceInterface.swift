@@ -148,6 +148,15 @@ struct ServiceInterface: DBusInterface {
     return [unlocked.dbusValue, .objectPath(prompt)]
   }
 
+  /// The objects that lead to a collection, each with it; unknown paths are left out.
+  private func collections(of objects: [ObjectPath]) throws -> [(
+    object: ObjectPath, collection: String
+  )] {
+    try objects.compactMap { object in
+      try Resolver.mapped { try Resolver.owningCollection(object, in: store) }.map { (object, $0) }
+    }
+  }
+
   func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue {
     let names = try Resolver.mapped { try store.collections().map(\.name) }
     return names.map(Resolver.path(ofCollection:)).dbusValue
