@@ -50,6 +50,9 @@ struct Keychaind: AsyncParsableCommand {
     else {
       try PrivateBus.reexecUnderPrivateBus(logger: logger)
     }
+    // After the re-exec above: ignored signals survive exec, and dbus-run-session must not
+    // inherit them.
+    let lifetime = Lifetime()
     if ProcessInfo.processInfo.environment[PrivateBus.marker] != nil {
       // Printed on stdout, alone, so that scripts can read it.
       print("DBUS_SESSION_BUS_ADDRESS='\(address)'; export DBUS_SESSION_BUS_ADDRESS")
@@ -85,7 +88,7 @@ struct Keychaind: AsyncParsableCommand {
       throw ExitCode(4)
     }
     logger.info("serving org.freedesktop.secrets from \(directory)")
-    let reason = await Lifetime.waitForEnd(of: connection)
+    let reason = await lifetime.wait(for: connection)
     logger.info("stopping: \(reason)")
     await connection.close()
   }

@@ -70,17 +70,30 @@ enum LoginUnlock {
 }
 
 /// Waiting for the reason to stop: a signal, the name lost, or the bus gone.
-enum Lifetime {
-  static func waitForEnd(of connection: Connection) async -> String {
-    let (reasons, continuation) = AsyncStream<String>.makeStream()
-    var sources: [DispatchSourceSignal] = []
-    for signalNumber in [SIGTERM, SIGINT] {
+///
+/// Made at the very start of `run`: a SIGTERM that arrives while the daemon is still starting
+/// (after it took the bus name, say) must end it cleanly, not by the default action.
+final class Lifetime: Sendable {
+  private let reasons: AsyncStream<String>
+  private let continuation: AsyncStream<String>.Continuation
+  nonisolated(unsafe) private let sources: [DispatchSourceSignal]
+  // Invariant: `sources` is set once in init and only cancelled in `wait`.
+
+  init() {
+    (reasons, continuation) = AsyncStream<String>.makeStream()
+    let continuation = continuation
+    sources = [SIGTERM, SIGINT].map { signalNumber in
       signal(signalNumber, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: signalNumber)
       source.setEventHandler { continuation.yield(signalNumber == SIGTERM ? "SIGTERM" : "SIGINT") }
       source.resume()
-      sources.append(source)
+      return source
     }
+  }
+
+  /// Returns the first reason to stop: a signal since `init`, or the end of `connection`.
+  func wait(for connection: Connection) async -> String {
+    let continuation = continuation
     let watcher = Task {
       for await event in connection.nameEvents {
         if case .lost = event { continuation.yield("lost the bus name to another process") }
