@@ -55,16 +55,17 @@ let package = Package(
     // What the daemon and the clients share: names, paths, the secret struct, sessions.
     .target(name: "SecretServiceProtocol", dependencies: ["KeychainDBus", "KeychainCrypto"]),
 
+    // prctl is variadic, and spawned children need their signal state reset: two C wrappers.
+    .target(name: "CKeychainProcess"),
+
     // The daemon's object tree: one type per Secret Service interface.
     .target(
       name: "SecretServiceServer",
       dependencies: [
         "SecretServiceProtocol", "KeychainStore", "KeychainCore", "KeychainDBus", "KeychainCrypto",
-        .product(name: "Logging", package: "swift-log"),
+        "CKeychainProcess", .product(name: "Logging", package: "swift-log"),
       ]),
 
-    // prctl is variadic: the daemon's one call to it goes through this wrapper.
-    .target(name: "CKeychainProcess"),
     .executableTarget(
       name: "keychaind",
       dependencies: [
@@ -75,7 +76,7 @@ let package = Package(
       ]),
 
     // Test support: private dbus-daemon, child processes, temp dirs. Never linked into products.
-    .target(name: "KeychainTesting", dependencies: ["KeychainDBus"]),
+    .target(name: "KeychainTesting", dependencies: ["KeychainDBus", "CKeychainProcess"]),
 
     .testTarget(
       name: "KeychainDBusTests",

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 //
-// Child processes for tests. posix_spawn with a cleared signal mask: a child started from a
-// Swift-concurrency thread would otherwise inherit a mask that blocks SIGTERM (SWIFT-NOTES §2.9).
+// Child processes for tests, started through keychain_spawn: a child started from a
+// Swift-concurrency thread would otherwise inherit a mask that blocks SIGTERM.
 
+import CKeychainProcess
 import Foundation
 
 #if canImport(Glibc)
@@ -48,17 +49,6 @@ public final class ChildProcess: @unchecked Sendable {
       posix_spawn_file_actions_addopen(&actions, 2, stderrFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     }
 
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var noSignals = sigset_t()
-    sigemptyset(&noSignals)
-    var allSignals = sigset_t()
-    sigfillset(&allSignals)
-    posix_spawnattr_setsigmask(&attributes, &noSignals)
-    posix_spawnattr_setsigdefault(&attributes, &allSignals)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
     defer { for pointer in argv { free(pointer) } }
     let env =
@@ -67,7 +57,7 @@ public final class ChildProcess: @unchecked Sendable {
     defer { for pointer in env { free(pointer) } }
 
     var child: pid_t = 0
-    let rc = posix_spawnp(&child, executable, &actions, &attributes, argv, env)
+    let rc = keychain_spawn(&child, executable, &actions, argv, env)
     if pipeStdout { close(pipeFDs[1]) }
     guard rc == 0 else {
       if pipeStdout { close(pipeFDs[0]) }

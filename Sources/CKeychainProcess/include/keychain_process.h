@@ -1,10 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* prctl is variadic, which Swift cannot call: one fixed-signature wrapper. */
+/* Process-level calls Swift cannot make directly or safely: prctl is variadic, and a child
+ * started from a Swift-concurrency thread needs its signal state reset in one place. */
 #ifndef KEYCHAIN_PROCESS_H
 #define KEYCHAIN_PROCESS_H
+
+#include <spawn.h>
+#include <sys/types.h>
 
 /* Marks the process not dumpable: no core dumps, no ptrace attach by same-user processes.
  * Returns 0 on success, -1 with errno set. */
 int keychain_disable_dumps(void);
+
+/* posix_spawnp with an empty signal mask and every signal at its default disposition: a child
+ * must not inherit a daemon's ignored SIGTERM or a worker thread's blocked signals.
+ * `actions` may be NULL. Returns 0 or an errno value, as posix_spawnp does. */
+int keychain_spawn(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
+                   char *const argv[], char *const envp[]);
 
 #endif
