@@ -6,6 +6,52 @@ import CKeychainGcrypt
   import Glibc
 #endif
 
+/// Memory from the secure pool (or locked, undumpable pages), wiped when freed.
+private final class SecureStorage: @unchecked Sendable {
+  // Invariant: the bytes are written by one owner only: SecureBytes once, in its initializer,
+  // and read-only afterwards; SecureScratch, which is not copyable.
+  let pointer: UnsafeMutableRawPointer?
+  let count: Int
+  /// True when the bytes live in libgcrypt's pool, false for a mapping of our own.
+  let inPool: Bool
+
+  init(count: Int) {
+    Gcrypt.ensureInitialized()
+    self.count = count
+    guard count > 0 else {
+      pointer = nil
+      inPool = false
+      return
+    }
+    if let memory = gcry_malloc_secure(count) {
+      pointer = memory
+      inPool = true
+      return
+    }
+    // Larger than what is left of the pool (a big secret): private pages, locked in RAM when
+    // RLIMIT_MEMLOCK allows, never in a core dump, wiped before they are returned.
+    let memory = mmap(nil, count, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+    guard let memory, memory != MAP_FAILED else {
+      fatalError("cannot allocate \(count) bytes for a secret")
+    }
+    _ = mlock(memory, count)
+    _ = madvise(memory, count, MADV_DONTDUMP)
+    pointer = memory
+    inPool = false
+  }
+
+  deinit {
+    guard let pointer else { return }
+    explicit_bzero(pointer, count)
+    if inPool {
+      gcry_free(pointer)
+    } else {
+      munlock(pointer, count)
+      munmap(pointer, count)
+    }
+  }
+}
+
 /// Key or secret bytes in libgcrypt's locked secure-memory pool, wiped when freed.
 ///
 /// A buffer too large for the pool (the pool is `Gcrypt.secureMemoryBytes`; secrets may be up
@@ -16,57 +62,13 @@ import CKeychainGcrypt
 /// description never shows the bytes. Reading them out (`withUnsafeBytes`, `copyBytes`) is the
 /// caller's responsibility: a Swift array copy is not wiped.
 public struct SecureBytes: Sendable, Equatable, CustomStringConvertible {
-  private final class Storage: @unchecked Sendable {
-    // Invariant: written only inside `init`'s initializer closure, read-only afterwards.
-    let pointer: UnsafeMutableRawPointer?
-    let count: Int
-    /// True when the bytes live in libgcrypt's pool, false for a mapping of our own.
-    let inPool: Bool
-
-    init(count: Int) {
-      Gcrypt.ensureInitialized()
-      self.count = count
-      guard count > 0 else {
-        pointer = nil
-        inPool = false
-        return
-      }
-      if let memory = gcry_malloc_secure(count) {
-        pointer = memory
-        inPool = true
-        return
-      }
-      // Larger than what is left of the pool (a big secret): private pages, locked in RAM when
-      // RLIMIT_MEMLOCK allows, never in a core dump, wiped before they are returned.
-      let memory = mmap(nil, count, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-      guard let memory, memory != MAP_FAILED else {
-        fatalError("cannot allocate \(count) bytes for a secret")
-      }
-      _ = mlock(memory, count)
-      _ = madvise(memory, count, MADV_DONTDUMP)
-      pointer = memory
-      inPool = false
-    }
-
-    deinit {
-      guard let pointer else { return }
-      explicit_bzero(pointer, count)
-      if inPool {
-        gcry_free(pointer)
-      } else {
-        munlock(pointer, count)
-        munmap(pointer, count)
-      }
-    }
-  }
-
-  private let storage: Storage
+  private let storage: SecureStorage
 
   /// `count` bytes filled by `initializer`, which must write all of them.
   public init(
     count: Int, initializer: (UnsafeMutableRawBufferPointer) throws -> Void
   ) rethrows {
-    storage = Storage(count: count)
+    storage = SecureStorage(count: count)
     try initializer(UnsafeMutableRawBufferPointer(start: storage.pointer, count: count))
   }
 
@@ -120,4 +122,40 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible {
   }
 
   public var description: String { "SecureBytes(\(count) bytes, redacted)" }
+}
+
+/// A mutable buffer in secure memory, for assembling a secret piece by piece (a password read
+/// from a pipe). Not copyable: it has one owner and is wiped when that owner lets it go.
+public struct SecureScratch: ~Copyable {
+  private let storage: SecureStorage
+
+  /// `capacity` zero bytes.
+  public init(capacity: Int) {
+    storage = SecureStorage(count: capacity)
+    if let pointer = storage.pointer { explicit_bzero(pointer, capacity) }
+  }
+
+  /// The size of the buffer.
+  public var capacity: Int { storage.count }
+
+  /// Lends the bytes for reading and writing for the duration of `body`.
+  public func withUnsafeMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R)
+    rethrows -> R
+  {
+    try body(UnsafeMutableRawBufferPointer(start: storage.pointer, count: storage.count))
+  }
+
+  /// A copy of the first `count` bytes as `SecureBytes`.
+  public func prefix(_ count: Int) -> SecureBytes {
+    precondition(count <= capacity)
+    return SecureBytes(count: count) { out in
+      if count > 0 { out.baseAddress!.copyMemory(from: storage.pointer!, byteCount: count) }
+    }
+  }
+
+  /// Zeroes the bytes from `offset` to the end.
+  public func wipe(from offset: Int = 0) {
+    guard let pointer = storage.pointer, offset < storage.count else { return }
+    explicit_bzero(pointer + offset, storage.count - offset)
+  }
 }
