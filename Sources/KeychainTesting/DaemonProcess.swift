@@ -24,17 +24,27 @@ public final class DaemonProcess: Sendable {
     return directory.path + "/keychaind"
   }
 
-  /// Starts keychaind with `--unlock` and `password`, and waits until it owns the name.
-  public init(password: String = "test password", arguments: [String] = []) async throws {
+  /// Starts keychaind and waits until it owns the name.
+  /// - Parameters:
+  ///   - password: given to `--unlock`, which creates the login collection; nil starts the
+  ///     daemon with an empty store and no `--unlock`.
+  ///   - pinentry: the program for `PINENTRY`; nil turns prompting off.
+  public init(
+    password: String? = "test password", pinentry: String? = nil, arguments: [String] = []
+  ) async throws {
     bus = try PrivateBus()
     home = try TemporaryDirectory(prefix: "keychaind-home")
     logPath = home.path + "/keychaind.log"
-    let input = home.path + "/password"
-    try Data(password.utf8).write(to: URL(fileURLWithPath: input))
+    var input: String?
+    if let password {
+      input = home.path + "/password"
+      try Data(password.utf8).write(to: URL(fileURLWithPath: home.path + "/password"))
+    }
+    var environment = bus.environment(home: home.path)
+    environment["PINENTRY"] = pinentry ?? "none"
     process = try ChildProcess(
-      Self.executable, ["--unlock", "--verbose"] + arguments,
-      environment: bus.environment(home: home.path),
-      stdinFile: input, stderrFile: logPath)
+      Self.executable, (password == nil ? [] : ["--unlock"]) + ["--verbose"] + arguments,
+      environment: environment, stdinFile: input, stderrFile: logPath)
     let watcher = try await bus.connect()
     for _ in 0..<1500 {  // up to 30 s on a loaded machine
       if try await watcher.nameOwner("org.freedesktop.secrets") != nil { return }

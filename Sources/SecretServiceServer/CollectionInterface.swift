@@ -48,9 +48,7 @@ struct CollectionInterface: DBusInterface {
     switch request.member.rawValue {
     case "Delete":
       try Resolver.mapped { try store.deleteCollection(name) }
-      try await request.connection.emit(
-        SecretService.serviceInterface, "CollectionDeleted", from: SecretPath.base,
-        [.objectPath(path)])
+      await ChangeSignals(connection: request.connection).collectionDeleted(name)
       return [.objectPath(SecretPath.none)]
     case "SearchItems":
       let attributes: [String: String] = try request.argument(0)
@@ -90,11 +88,14 @@ struct CollectionInterface: DBusInterface {
         contentType: secret.contentType.isEmpty ? "text/plain" : secret.contentType,
         replace: replace)
     }
-    let itemPath = Resolver.path(of: item)
-    try await request.connection.emit(
-      SecretService.collectionInterface, replaced ? "ItemChanged" : "ItemCreated", from: path,
-      [.objectPath(itemPath)])
-    return [.objectPath(itemPath), .objectPath(SecretPath.none)]
+    let signals = ChangeSignals(connection: request.connection)
+    if replaced {
+      await signals.itemChanged(
+        item, ["Label": .string(label), "Attributes": attributes.dbusValue])
+    } else {
+      await signals.itemCreated(item)
+    }
+    return [.objectPath(Resolver.path(of: item)), .objectPath(SecretPath.none)]
   }
 
   func getProperty(_ property: String, _ request: MethodRequest) async throws -> DBusValue {
@@ -111,11 +112,7 @@ struct CollectionInterface: DBusInterface {
 
   func setProperty(_ property: String, to value: DBusValue, _ request: MethodRequest) async throws {
     try Resolver.mapped { try store.setLabel(value.string ?? "", ofCollection: name) }
-    try await request.connection.emitPropertiesChanged(
-      at: path, interface: SecretService.collectionInterface, changed: ["Label": value])
-    try await request.connection.emit(
-      SecretService.serviceInterface, "CollectionChanged", from: SecretPath.base,
-      [.objectPath(path)])
+    await ChangeSignals(connection: request.connection).collectionChanged(name, ["Label": value])
   }
 }
 
@@ -149,10 +146,7 @@ struct ItemInterface: DBusInterface {
     switch request.member.rawValue {
     case "Delete":
       try Resolver.mapped { try store.deleteItem(item) }
-      try await request.connection.emit(
-        SecretService.collectionInterface, "ItemDeleted",
-        from: Resolver.path(ofCollection: item.collection),
-        [.objectPath(path)])
+      await ChangeSignals(connection: request.connection).itemDeleted(item)
       return [.objectPath(SecretPath.none)]
     case "GetSecret":
       let session: ObjectPath = try request.argument(0)
@@ -170,16 +164,9 @@ struct ItemInterface: DBusInterface {
       try Resolver.mapped {
         try store.setSecret(plaintext, contentType: secret.contentType, of: item)
       }
-      try await changed(request)
+      await ChangeSignals(connection: request.connection).itemChanged(item)
       return []
     }
-  }
-
-  private func changed(_ request: MethodRequest) async throws {
-    try await request.connection.emit(
-      SecretService.collectionInterface, "ItemChanged",
-      from: Resolver.path(ofCollection: item.collection),
-      [.objectPath(path)])
   }
 
   func getProperty(_ property: String, _ request: MethodRequest) async throws -> DBusValue {
@@ -207,19 +194,20 @@ struct ItemInterface: DBusInterface {
   }
 
   func setProperty(_ property: String, to value: DBusValue, _ request: MethodRequest) async throws {
+    var changed = [property: value]
     switch property {
     case "Label":
       try Resolver.mapped { try store.setLabel(value.string ?? "", ofItem: item) }
     case "Attributes":
       let attributes = try [String: String](dbusValue: value)
       try Resolver.mapped { try store.setAttributes(attributes, of: item) }
+      changed["Type"] = .string(attributes["xdg:schema"] ?? "")
     default:  // Type
       var attributes = try Resolver.mapped { try store.itemInfo(item) }.attributes
       attributes["xdg:schema"] = value.string
       try Resolver.mapped { try store.setAttributes(attributes, of: item) }
+      changed["Attributes"] = attributes.dbusValue
     }
-    try await request.connection.emitPropertiesChanged(
-      at: path, interface: SecretService.itemInterface, changed: [property: value])
-    try await changed(request)
+    await ChangeSignals(connection: request.connection).itemChanged(item, changed)
   }
 }

@@ -17,7 +17,7 @@ struct SecretTree: ObjectTree {
     guard let parsed = SecretPath(path) else { return nil }
     switch parsed {
     case .service:
-      return [ServiceInterface(state: state)]
+      return [ServiceInterface(state: state), GnomeKeyringInterface(state: state)]
     case .collection, .alias:
       return try Resolver.collection(parsed, in: store).map {
         [CollectionInterface(state: state, name: $0)]
@@ -28,7 +28,7 @@ struct SecretTree: ObjectTree {
       return await state.sessionExists(id) ? [SessionInterface(state: state, id: id)] : nil
     case .prompt(let id):
       return await state.promptExists(id)
-        ? [PromptInterface(state: state, id: id, logger: logger)] : nil
+        ? [PromptInterface(state: state, id: id)] : nil
     }
   }
 
@@ -54,8 +54,10 @@ public final class SecretServiceDaemon: Sendable {
   let logger: Logger
 
   /// A daemon over `store`; nothing is on the bus until `publish`.
-  public init(store: KeychainStore, logger: Logger) {
-    state = ServiceState(store: store, logger: logger)
+  /// - Parameter pinentry: the program that asks for passwords (a name on PATH or a path);
+  ///   nil turns prompting off, and prompts then complete dismissed.
+  public init(store: KeychainStore, pinentry: String? = "pinentry", logger: Logger) {
+    state = ServiceState(store: store, pinentry: pinentry, logger: logger)
     self.logger = logger
   }
 

@@ -76,15 +76,18 @@ struct ServiceInterface: DBusInterface {
     case "Lock":
       let objects: [ObjectPath] = try request.argument(0)
       var locked: [ObjectPath] = []
+      var changed: [String] = []
       for object in objects {
         guard
           let collection = try Resolver.mapped({ try Resolver.owningCollection(object, in: store) })
-        else {
-          continue
+        else { continue }
+        if !store.isLocked(collection), collection != KeychainStore.sessionCollection {
+          try Resolver.mapped { try store.lock(collection) }
+          changed.append(collection)
         }
-        try Resolver.mapped { try store.lock(collection) }
         locked.append(object)
       }
+      await ChangeSignals(connection: request.connection).lockChanged(changed, locked: true)
       return [locked.dbusValue, .objectPath(SecretPath.none)]
     case "GetSecrets":
       let items: [ObjectPath] = try request.argument(0)
@@ -146,15 +149,6 @@ struct ServiceInterface: DBusInterface {
     let prompt = await state.makePrompt(
       owner: request.caller, action: .unlock(collections: collections, objects: pending))
     return [unlocked.dbusValue, .objectPath(prompt)]
-  }
-
-  /// The objects that lead to a collection, each with it; unknown paths are left out.
-  private func collections(of objects: [ObjectPath]) throws -> [(
-    object: ObjectPath, collection: String
-  )] {
-    try objects.compactMap { object in
-      try Resolver.mapped { try Resolver.owningCollection(object, in: store) }.map { (object, $0) }
-    }
   }
 
   func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue {

@@ -15,12 +15,15 @@ enum PromptAction: Sendable {
   case unlock(collections: [String], objects: [ObjectPath])
   /// Create a collection with this label and alias; the result is its path.
   case createCollection(label: String, alias: String)
+  /// Change the password of a collection (gnome-keyring's ChangeWithPrompt); the result is
+  /// its path.
+  case changePassword(collection: String)
 
   /// The type of the `Completed` result: `ao` for unlocks, `o` for creations.
   var emptyResult: DBusValue {
     switch self {
     case .unlock: .array(.objectPath, [])
-    case .createCollection: .objectPath(SecretPath.none)
+    case .createCollection, .changePassword: .objectPath(SecretPath.none)
     }
   }
 }
@@ -34,17 +37,23 @@ actor ServiceState {
   struct Prompt {
     let owner: BusName
     let action: PromptAction
+    /// Set once `Prompt()` was called: a prompt runs once.
+    var started = false
+    /// The running dialog, cancelled by Dismiss or when the owner leaves.
+    var task: Task<Void, Never>?
   }
 
   let store: KeychainStore
   let logger: Logger
+  let prompter: PromptRunner
   private var sessions: [String: Session] = [:]
   private var prompts: [String: Prompt] = [:]
   private var nextID = 1
 
-  init(store: KeychainStore, logger: Logger) {
+  init(store: KeychainStore, pinentry: String?, logger: Logger) {
     self.store = store
     self.logger = logger
+    prompter = PromptRunner(store: store, pinentry: pinentry, logger: logger)
   }
 
   private func makeID(_ prefix: String) -> String {
@@ -88,13 +97,42 @@ actor ServiceState {
 
   func promptExists(_ id: String) -> Bool { prompts[id] != nil }
 
-  /// Takes a prompt out of the table for the caller that owns it: a prompt runs once.
-  func takePrompt(_ id: String, caller: BusName) throws(DBusError) -> Prompt {
+  /// Marks the caller's prompt started and returns its action; a prompt runs once.
+  func startPrompt(_ id: String, caller: BusName) throws(DBusError) -> PromptAction {
+    guard var prompt = prompts[id], prompt.owner == caller else {
+      throw DBusError(.noSuchObject, "no such prompt for this connection")
+    }
+    guard !prompt.started else { throw DBusError(.failed, "the prompt is already running") }
+    prompt.started = true
+    prompts[id] = prompt
+    return prompt.action
+  }
+
+  /// Records the task running a prompt; false when the prompt has gone meanwhile (dismissed,
+  /// owner left), and then the task is cancelled here.
+  func attach(_ task: Task<Void, Never>, to id: String) -> Bool {
+    guard prompts[id] != nil else {
+      task.cancel()
+      return false
+    }
+    prompts[id]?.task = task
+    return true
+  }
+
+  /// Removes a finished prompt; true when it was still there, so that exactly one of finishing
+  /// and dismissing emits `Completed`.
+  func finishPrompt(_ id: String) -> Bool {
+    prompts.removeValue(forKey: id) != nil
+  }
+
+  /// Removes the caller's prompt and cancels its dialog; returns its action.
+  func dismissPrompt(_ id: String, caller: BusName) throws(DBusError) -> PromptAction {
     guard let prompt = prompts[id], prompt.owner == caller else {
       throw DBusError(.noSuchObject, "no such prompt for this connection")
     }
     prompts[id] = nil
-    return prompt
+    prompt.task?.cancel()
+    return prompt.action
   }
 
   // MARK: Callers
@@ -103,6 +141,7 @@ actor ServiceState {
   func dropPeer(_ peer: BusName) {
     let before = sessions.count + prompts.count
     sessions = sessions.filter { $0.value.owner != peer }
+    for prompt in prompts.values where prompt.owner == peer { prompt.task?.cancel() }
     prompts = prompts.filter { $0.value.owner != peer }
     let dropped = before - sessions.count - prompts.count
     if dropped > 0 { logger.debug("dropped \(dropped) sessions and prompts of \(peer)") }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 
 import KeychainDBus
-import Logging
 import SecretServiceProtocol
 
 /// `org.freedesktop.Secret.Session`: only its owner may close it.
@@ -18,15 +17,12 @@ struct SessionInterface: DBusInterface {
   }
 }
 
-/// `org.freedesktop.Secret.Prompt`. `Prompt()` returns at once and `Completed` follows it.
-///
-/// No prompter (pinentry) is wired in yet: a prompt completes dismissed, with the result type
-/// clients check (`ao` for unlocking, `o` for creating), and the log says how to unlock without
-/// one.
+/// `org.freedesktop.Secret.Prompt`. `Prompt()` returns at once; the dialog runs afterwards and
+/// `Completed` follows it, carrying the typed result (`ao` for unlocking, `o` for creating).
+/// `Dismiss()` closes a running dialog, and the prompt completes dismissed.
 struct PromptInterface: DBusInterface {
   let state: ServiceState
   let id: String
-  let logger: Logger
 
   let interfaceDescription = InterfaceDescription(
     SecretService.promptInterface,
@@ -39,18 +35,33 @@ struct PromptInterface: DBusInterface {
     ])
 
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    let prompt = try await state.takePrompt(id, caller: request.caller)
-    if request.member == "Prompt" {
-      logger.notice(
-        "no password prompter is available; unlock from a terminal with: keychaind --unlock < password-file"
-      )
-    }
     let path = SecretPath.prompt(id).objectPath
     let connection = request.connection
+    let (state, id) = (state, id)
+    if request.member == "Dismiss" {
+      let action = try await state.dismissPrompt(id, caller: request.caller)
+      request.afterReply {
+        try? await connection.emit(
+          SecretService.promptInterface, "Completed", from: path,
+          [.boolean(true), .variant(action.emptyResult)])
+      }
+      return []
+    }
+    let action = try await state.startPrompt(id, caller: request.caller)
+    // Started after the reply: a client may subscribe to Completed only once Prompt returned.
     request.afterReply {
-      try? await connection.emit(
-        SecretService.promptInterface, "Completed", from: path,
-        [.boolean(true), .variant(prompt.action.emptyResult)])
+      let task = Task {
+        let outcome = await state.prompter.run(action)
+        let signals = ChangeSignals(connection: connection)
+        if let created = outcome.created { await signals.collectionCreated(created) }
+        await signals.lockChanged(outcome.unlocked, locked: false)
+        // A dismissed or abandoned prompt has already gone, and Dismiss sent its Completed.
+        guard await state.finishPrompt(id) else { return }
+        try? await connection.emit(
+          SecretService.promptInterface, "Completed", from: path,
+          [.boolean(outcome.dismissed), .variant(outcome.result)])
+      }
+      _ = await state.attach(task, to: id)
     }
     return []
   }

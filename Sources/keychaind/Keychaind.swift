@@ -23,8 +23,15 @@ struct Keychaind: AsyncParsableCommand {
 
   @Option(
     name: .customLong("data-dir"),
-    help: "Where the store lives (default: $XDG_DATA_HOME/keychaind).")
+    help:
+      "Where the store lives (default: data-dir in the configuration, or $XDG_DATA_HOME/keychaind)."
+  )
   var dataDirectory: String?
+
+  @Option(
+    name: .customLong("config"),
+    help: "The configuration file (default: $XDG_CONFIG_HOME/keychaind/keychaind.conf).")
+  var configurationPath: String?
 
   @Flag(
     help: "Read a password on stdin until EOF; create the login collection with it, or unlock it.")
@@ -59,11 +66,23 @@ struct Keychaind: AsyncParsableCommand {
       fflush(nil)
     }
 
+    let environment = ProcessInfo.processInfo.environment
+    let configuration: Configuration
+    do {
+      configuration = try Configuration.load(
+        configurationPath ?? Configuration.defaultPath(environment),
+        required: configurationPath != nil)
+    } catch {
+      logger.critical("\(error)")
+      throw ExitCode(2)
+    }
+
     let status = try Gcrypt.initialize()
     if !status.secureMemoryLocked {
       logger.warning("secure memory could not be locked in RAM (raise LimitMEMLOCK / ulimit -l)")
     }
-    let directory = dataDirectory ?? Self.defaultDataDirectory()
+    let directory =
+      dataDirectory ?? configuration.dataDirectory ?? Self.defaultDataDirectory(environment)
     let store: KeychainStore
     do {
       store = try KeychainStore(directory: directory)
@@ -80,7 +99,9 @@ struct Keychaind: AsyncParsableCommand {
       logger.critical("cannot connect to the session bus at \(address): \(error.message)")
       throw ExitCode(3)
     }
-    let daemon = SecretServiceDaemon(store: store, logger: logger)
+    let pinentry = configuration.pinentryProgram(environment)
+    logger.debug("password prompts through \(pinentry ?? "nothing (turned off)")")
+    let daemon = SecretServiceDaemon(store: store, pinentry: pinentry, logger: logger)
     let result = try await daemon.publish(on: connection, replace: replace)
     guard result == .primaryOwner else {
       logger.critical(
@@ -93,8 +114,7 @@ struct Keychaind: AsyncParsableCommand {
     await connection.close()
   }
 
-  static func defaultDataDirectory() -> String {
-    let environment = ProcessInfo.processInfo.environment
+  static func defaultDataDirectory(_ environment: [String: String]) -> String {
     let base =
       environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
       ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"

@@ -53,16 +53,20 @@ import Testing
     let prompt = try await call(
       service, "org.freedesktop.Secret.Service", "CreateCollection",
       [[String: DBusValue]().dbusValue, .string("")])[1]
+    let secret = "org.freedesktop.Secret."
     let objects: [(String, ObjectPath)] = [
-      ("Service", service), ("Collection", "/org/freedesktop/secrets/collection/login"),
-      ("Item", try ObjectPath("/org/freedesktop/secrets/collection/login/\(item.id)")),
-      ("Session", try #require(session.objectPath)), ("Prompt", try #require(prompt.objectPath)),
+      (secret + "Service", service),
+      ("org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface", service),
+      (secret + "Collection", "/org/freedesktop/secrets/collection/login"),
+      (secret + "Item", try ObjectPath("/org/freedesktop/secrets/collection/login/\(item.id)")),
+      (secret + "Session", try #require(session.objectPath)),
+      (secret + "Prompt", try #require(prompt.objectPath)),
     ]
     var blocks: [String] = []
     for (name, path) in objects {
       let xml = try await call(path, .introspectable, "Introspect")[0].string ?? ""
       blocks.append(
-        try #require(block("org.freedesktop.Secret.\(name)", in: xml), "\(name) missing"))
+        try #require(block(name, in: xml), "\(name) missing"))
     }
     let generated = """
       <!-- SPDX-License-Identifier: MIT -->

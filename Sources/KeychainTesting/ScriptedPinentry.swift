@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+//
+// A pinentry for tests: a shell script that speaks enough Assuan for keychaind, answers each
+// GETPIN from a list, and writes down what it was asked.
+
+import Foundation
+
+/// A scripted pinentry program in a directory of its own.
+///
+/// Each `GETPIN`, across every run of the program, takes the next answer: `.pin(text)`,
+/// `.cancel`, or `.hold`, which blocks until the program is told to stop (the dialog a person
+/// has not answered yet). Every command received is appended to `log`, one per line, with
+/// `START` when a run begins, `EXIT` when it ends normally and `TERMINATED` on SIGTERM.
+public final class ScriptedPinentry: Sendable {
+  /// What one GETPIN answers.
+  public enum Answer: Sendable {
+    case pin(String)
+    case cancel
+    case hold
+    /// Logs `GATED`, waits until `release()`, then answers like `.pin`.
+    case gate(String)
+  }
+
+  public let directory: TemporaryDirectory
+  /// The program to put in `PINENTRY`.
+  public var program: String { directory.path + "/pinentry" }
+  private var logPath: String { directory.path + "/log" }
+
+  public init(answers: [Answer]) throws {
+    directory = try TemporaryDirectory(prefix: "pinentry")
+    let lines = answers.map { answer in
+      switch answer {
+      case .pin(let text): "pin " + Self.escape(text)
+      case .cancel: "cancel"
+      case .hold: "hold"
+      case .gate(let text): "gate " + Self.escape(text)
+      }
+    }
+    try (lines.joined(separator: "\n") + "\n").write(
+      toFile: directory.path + "/answers", atomically: true, encoding: .utf8)
+    try "0".write(toFile: directory.path + "/count", atomically: true, encoding: .utf8)
+    let script = """
+      #!/bin/sh
+      dir='\(directory.path)'
+      echo START >> "$dir/log"
+      trap 'echo TERMINATED >> "$dir/log"; [ -n "$holder" ] && kill "$holder"; exit 1' TERM
+      echo "OK Pleased to meet you"
+      while IFS= read -r line; do
+        echo "$line" >> "$dir/log"
+        case "$line" in
+          GETPIN)
+            n=$(($(cat "$dir/count") + 1)); echo "$n" > "$dir/count"
+            answer=$(sed -n "${n}p" "$dir/answers")
+            case "$answer" in
+              "pin "*) printf 'D %s\\nOK\\n' "${answer#pin }" ;;
+              "gate "*) echo GATED >> "$dir/log"
+                while [ ! -e "$dir/release" ]; do sleep 0.05; done
+                printf 'D %s\\nOK\\n' "${answer#gate }" ;;
+              hold) echo HOLDING >> "$dir/log"; sleep 600 & holder=$!; wait "$holder"; exit 1 ;;
+              *) echo "ERR 83886179 Operation cancelled <Pinentry>" ;;
+            esac ;;
+          BYE) echo EXIT >> "$dir/log"; echo "OK closing connection"; exit 0 ;;
+          *) echo OK ;;
+        esac
+      done
+      echo EOF >> "$dir/log"
+      """
+    try script.write(toFile: program, atomically: true, encoding: .utf8)
+    chmod(program, 0o700)
+  }
+
+  /// Assuan's escaping of data lines.
+  static func escape(_ text: String) -> String {
+    text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\n", with: "%0A")
+      .replacingOccurrences(of: "\r", with: "%0D")
+  }
+
+  /// Lets a `.gate` answer go.
+  public func release() throws {
+    try "".write(toFile: directory.path + "/release", atomically: true, encoding: .utf8)
+  }
+
+  /// Every line written so far.
+  public var log: [String] {
+    ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").split(separator: "\n").map(
+      String.init)
+  }
+
+  /// How many times the program was started.
+  public var runs: Int { log.filter { $0 == "START" }.count }
+
+  /// Waits (up to 30 s, a bound and not a speed check) until `line` is in the log.
+  public func waitFor(_ line: String) async throws {
+    for _ in 0..<1500 {
+      if log.contains(line) { return }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    throw TestingError("pinentry never logged \(line): \(log)")
+  }
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+
+import KeychainCrypto
+import KeychainDBus
+import KeychainStore
+import SecretServiceProtocol
+
+/// gnome-keyring's `org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface` on the service
+/// object: collections created, unlocked and re-keyed with a password the caller sends through
+/// its session instead of a prompt (headless scripts, kiosks), and Seahorse's "change password"
+/// (`ChangeWithPrompt`).
+struct GnomeKeyringInterface: DBusInterface {
+  let state: ServiceState
+  var store: KeychainStore { state.store }
+
+  static let description = InterfaceDescription(
+    SecretService.gnomeInternalInterface,
+    methods: [
+      MethodDescription(
+        "ChangeWithMasterPassword",
+        inputs: [
+          .init("collection", .objectPath), .init("original", Secret.dbusType),
+          .init("master", Secret.dbusType),
+        ]),
+      MethodDescription(
+        "ChangeWithPrompt", inputs: [.init("collection", .objectPath)],
+        outputs: [.init("prompt", .objectPath)]),
+      MethodDescription(
+        "CreateWithMasterPassword",
+        inputs: [
+          .init("attributes", .dictionary(key: .string, value: .variant)),
+          .init("password", Secret.dbusType),
+        ],
+        outputs: [.init("collection", .objectPath)]),
+      MethodDescription(
+        "UnlockWithMasterPassword",
+        inputs: [.init("collection", .objectPath), .init("master", Secret.dbusType)]),
+    ])
+  var interfaceDescription: InterfaceDescription { Self.description }
+
+  func call(_ request: MethodRequest) async throws -> [DBusValue] {
+    let signals = ChangeSignals(connection: request.connection)
+    switch request.member.rawValue {
+    case "CreateWithMasterPassword":
+      let properties: [String: DBusValue] = try request.argument(0)
+      let password = try await secret(request, 1)
+      let label =
+        try DBusValue.property(properties, "org.freedesktop.Secret.Collection.Label", .string)?
+        .string ?? ""
+      let store = store
+      let name = try await Blocking.run {
+        try Resolver.mapped {
+          try Collections.create(label: label, alias: "", password: password, in: store)
+        }
+      }
+      await signals.collectionCreated(name)
+      return [.objectPath(Resolver.path(ofCollection: name))]
+    case "UnlockWithMasterPassword":
+      let collection = try collection(request, 0)
+      let password = try await secret(request, 1)
+      let store = store
+      try await Blocking.run {
+        try Resolver.mapped { try store.unlock(collection, password: password) }
+      }
+      await signals.lockChanged([collection], locked: false)
+      return []
+    case "ChangeWithMasterPassword":
+      let collection = try collection(request, 0)
+      let original = try await secret(request, 1)
+      let new = try await secret(request, 2)
+      let store = store
+      try await Blocking.run {
+        try Resolver.mapped { try store.changePassword(collection, from: original, to: new) }
+      }
+      await signals.collectionChanged(collection)
+      return []
+    default:  // ChangeWithPrompt
+      let collection = try collection(request, 0)
+      guard collection != KeychainStore.sessionCollection else {
+        throw DBusError(.notSupported, "the session collection has no password")
+      }
+      let prompt = await state.makePrompt(
+        owner: request.caller, action: .changePassword(collection: collection))
+      return [.objectPath(prompt)]
+    }
+  }
+
+  /// The store collection that argument `index` names (a collection or alias path).
+  private func collection(_ request: MethodRequest, _ index: Int) throws -> String {
+    let path: ObjectPath = try request.argument(index)
+    guard let parsed = SecretPath(path), let name = try Resolver.collection(parsed, in: store)
+    else { throw DBusError(.noSuchObject, "no collection at \(path)") }
+    return name
+  }
+
+  /// The password in secret argument `index`, decrypted with the caller's session.
+  private func secret(_ request: MethodRequest, _ index: Int) async throws -> SecureBytes {
+    let secret: Secret = try request.argument(index)
+    let cipher = try await state.cipher(secret.session, caller: request.caller)
+    return try cipher.decrypt(parameters: secret.parameters, value: secret.value)
+  }
+}

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: MIT
+//
+// Running prompts: one at a time (N applications asking at login get one dialog, as with
+// gnome-keyring's unlock queue), each on a thread of its own, because a dialog waits for a
+// person and key derivation takes a third of a second: neither may hold a cooperative thread.
+
+import Foundation
+import KeychainCrypto
+import KeychainDBus
+import KeychainStore
+import Logging
+import SecretServiceProtocol
+import Synchronization
+
+/// What a finished prompt reports in `Completed`, and what it changed.
+struct PromptOutcome: Sendable {
+  var dismissed: Bool
+  var result: DBusValue
+  /// Collections this prompt unlocked.
+  var unlocked: [String] = []
+  /// A collection this prompt created.
+  var created: String?
+  /// A collection whose password this prompt changed.
+  var changed: String?
+}
+
+/// Runs the action of a prompt in a pinentry dialog.
+final class PromptRunner: Sendable {
+  let store: KeychainStore
+  /// The pinentry program; nil when prompting is turned off.
+  let pinentry: String?
+  let logger: Logger
+  private let queue = PromptQueue()
+
+  init(store: KeychainStore, pinentry: String?, logger: Logger) {
+    self.store = store
+    self.pinentry = pinentry
+    self.logger = logger
+  }
+
+  /// Waits for its turn, then runs `action`. Cancelling the task closes the dialog.
+  func run(_ action: PromptAction) async -> PromptOutcome {
+    await queue.acquire()
+    defer { Task { await queue.release() } }
+    let dismissed = PromptOutcome(dismissed: true, result: action.emptyResult)
+    if Task.isCancelled { return dismissed }
+    let handle = DialogHandle()
+    return await withTaskCancellationHandler {
+      await Blocking.run { [self] in
+        do {
+          return try perform(action, handle)
+        } catch let error as PinentryError {
+          report(error)
+        } catch {
+          logger.warning("prompt failed: \(error)")
+        }
+        return dismissed
+      }
+    } onCancel: {
+      handle.cancel()
+    }
+  }
+
+  private func report(_ error: PinentryError) {
+    switch error {
+    case .cancelled:
+      logger.debug("prompt dismissed")
+    case .cannotStart(let why):
+      logger.notice(
+        "no password prompter (\(why)); set PINENTRY or 'pinentry =' in keychaind.conf, or unlock from a terminal with: keychaind --unlock < password-file"
+      )
+    case .failed(let why):
+      logger.warning("pinentry failed: \(why)")
+    }
+  }
+
+  /// The prompt's work, blocking: dialogs, key derivation, the store.
+  private func perform(_ action: PromptAction, _ handle: DialogHandle) throws -> PromptOutcome {
+    switch action {
+    case .unlock(let collections, let objects):
+      // Another prompt may have unlocked them while this one waited in the queue.
+      let locked = collections.filter { store.isLocked($0) }
+      var outcome = PromptOutcome(dismissed: false, result: objects.dbusValue)
+      guard !locked.isEmpty else { return outcome }
+      let dialog = try handle.open(pinentry, logger: logger)
+      defer { dialog.close() }
+      for collection in locked {
+        let label = (try? store.collection(collection).label) ?? collection
+        let accepted = try dialog.askExisting(
+          "An application wants access to the keyring “\(label)”, but it is locked."
+        ) { password in try unlocks(collection, password) }
+        guard accepted else {
+          outcome.dismissed = true
+          outcome.result = action.emptyResult
+          return outcome
+        }
+        outcome.unlocked.append(collection)
+      }
+      return outcome
+    case .createCollection(let label, let alias):
+      if !alias.isEmpty, let existing = try store.alias(alias) {
+        return PromptOutcome(
+          dismissed: false, result: .objectPath(Resolver.path(ofCollection: existing)))
+      }
+      let dialog = try handle.open(pinentry, logger: logger)
+      defer { dialog.close() }
+      let password = try dialog.askNew(
+        "An application wants to create a new keyring called “\(label)”. Choose a password for it."
+      )
+      let name = try Collections.create(label: label, alias: alias, password: password, in: store)
+      return PromptOutcome(
+        dismissed: false, result: .objectPath(Resolver.path(ofCollection: name)), created: name)
+    case .changePassword(let collection):
+      let label = try store.collection(collection).label
+      let dialog = try handle.open(pinentry, logger: logger)
+      defer { dialog.close() }
+      var current: SecureBytes?
+      let accepted = try dialog.askExisting(
+        "To change the password of the keyring “\(label)”, type its current password."
+      ) { password in
+        current = password
+        return try unlocks(collection, password)
+      }
+      guard accepted, let current else {
+        return PromptOutcome(dismissed: true, result: action.emptyResult)
+      }
+      let new = try dialog.askNew("Choose a new password for the keyring “\(label)”.")
+      try store.changePassword(collection, from: current, to: new)
+      return PromptOutcome(
+        dismissed: false, result: .objectPath(Resolver.path(ofCollection: collection)),
+        unlocked: [collection], changed: collection)
+    }
+  }
+
+  /// Whether `password` unlocks `collection` (which it then is).
+  private func unlocks(_ collection: String, _ password: SecureBytes) throws -> Bool {
+    do {
+      try store.unlock(collection, password: password)
+      return true
+    } catch StoreError.wrongPassword {
+      logger.info("a wrong password was typed for a keyring")
+      return false
+    }
+  }
+}
+
+/// Collection creation shared by prompts and gnome-keyring's CreateWithMasterPassword.
+enum Collections {
+  /// Creates a collection and points `alias` at it. The alias `login` names the collection
+  /// called login itself, so that one is made under that name.
+  static func create(label: String, alias: String, password: SecureBytes, in store: KeychainStore)
+    throws -> String
+  {
+    let name = alias == KeychainStore.loginCollection ? alias : nil
+    let info = try store.createCollection(name: name, label: label, password: password)
+    if !alias.isEmpty, alias != KeychainStore.loginCollection {
+      try store.setAlias(alias, to: info.name)
+    }
+    return info.name
+  }
+}
+
+/// The dialog of one prompt, reachable from the task's cancellation handler.
+private final class DialogHandle: Sendable {
+  private let state = Mutex<(cancelled: Bool, pinentry: Pinentry?)>((false, nil))
+
+  func open(_ program: String?, logger: Logger) throws -> PasswordDialog {
+    guard let program else { throw PinentryError.cannotStart("prompting is turned off") }
+    let dialog = try PasswordDialog(
+      program: program, environment: ProcessInfo.processInfo.environment)
+    let cancelled = state.withLock { state in
+      state.pinentry = dialog.pinentry
+      return state.cancelled
+    }
+    if cancelled { dialog.pinentry.cancel() }
+    return dialog
+  }
+
+  func cancel() {
+    let pinentry = state.withLock { state in
+      state.cancelled = true
+      return state.pinentry
+    }
+    pinentry?.cancel()
+  }
+}
+
+/// Prompts take turns: the next starts when the last has finished.
+actor PromptQueue {
+  private var busy = false
+  private var waiting: [CheckedContinuation<Void, Never>] = []
+
+  func acquire() async {
+    guard busy else {
+      busy = true
+      return
+    }
+    await withCheckedContinuation { waiting.append($0) }
+  }
+
+  func release() {
+    if waiting.isEmpty {
+      busy = false
+    } else {
+      waiting.removeFirst().resume()
+    }
+  }
+}
+
+/// Blocking work on a thread of its own, out of the cooperative pool.
+enum Blocking {
+  static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+      Thread.detachNewThread { continuation.resume(returning: body()) }
+    }
+  }
+
+  static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+      Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+  }
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+//
+// keychaind.conf: a few `key = value` lines. Parsed here in a dozen lines, as the format is
+// the plain one of systemd and most daemons, which no configuration library here reads.
+
+import Foundation
+
+/// The settings of keychaind.conf.
+struct Configuration: Equatable {
+  /// The pinentry program (a name on PATH or a path); `none` turns prompting off.
+  var pinentry: String?
+  /// Where the store lives.
+  var dataDirectory: String?
+
+  /// Why a configuration file was refused.
+  struct Failure: Error, CustomStringConvertible {
+    let description: String
+  }
+
+  /// `$XDG_CONFIG_HOME/keychaind/keychaind.conf`, or `~/.config/…`.
+  static func defaultPath(_ environment: [String: String]) -> String {
+    let base =
+      environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
+    return base + "/keychaind/keychaind.conf"
+  }
+
+  /// Reads `path`. A missing file is an empty configuration unless `required`.
+  static func load(_ path: String, required: Bool) throws(Failure) -> Configuration {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      if required { throw Failure(description: "\(path): cannot be read") }
+      return Configuration()
+    }
+    return try parse(String(decoding: data, as: UTF8.self), origin: path)
+  }
+
+  /// Parses `key = value` lines; blank lines and `#` comments are skipped, and an unknown key
+  /// is an error, so that a typo does not silently change nothing.
+  static func parse(_ text: String, origin: String) throws(Failure) -> Configuration {
+    var configuration = Configuration()
+    for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false)
+      .enumerated()
+    {
+      let line = rawLine.trimmingCharacters(in: .whitespaces)
+      if line.isEmpty || line.hasPrefix("#") { continue }
+      let parts = line.split(separator: "=", maxSplits: 1)
+      guard parts.count == 2 else {
+        throw Failure(description: "\(origin):\(number + 1): expected 'key = value'")
+      }
+      let key = parts[0].trimmingCharacters(in: .whitespaces)
+      let value = parts[1].trimmingCharacters(in: .whitespaces)
+      switch key {
+      case "pinentry": configuration.pinentry = value
+      case "data-dir": configuration.dataDirectory = value
+      default:
+        throw Failure(description: "\(origin):\(number + 1): unknown setting '\(key)'")
+      }
+    }
+    return configuration
+  }
+
+  /// The pinentry to use: `PINENTRY` from the environment, then the file, then `pinentry` on
+  /// PATH; nil when either says `none`.
+  func pinentryProgram(_ environment: [String: String]) -> String? {
+    let chosen = environment["PINENTRY"].flatMap { $0.isEmpty ? nil : $0 } ?? pinentry ?? "pinentry"
+    return chosen == "none" ? nil : chosen
+  }
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+//
+// Prompts end to end: the real keychaind asks a scripted pinentry, driven by secret-tool and by
+// a SecretStorage client that can be killed mid-prompt.
+
+import Foundation
+import KeychainTesting
+import Testing
+
+private let login = "/org/freedesktop/secrets/collection/login"
+
+@Suite(.serialized) struct PromptTests {
+  /// Locks the login collection through gdbus (secret-tool lock crashes in its own cleanup).
+  private func lock(_ daemon: DaemonProcess, _ path: String = login) throws {
+    let result = try daemon.run(
+      "gdbus",
+      [
+        "call", "--session", "-d", "org.freedesktop.secrets", "-o", "/org/freedesktop/secrets",
+        "-m", "org.freedesktop.Secret.Service.Lock", "['\(path)']",
+      ])
+    #expect(result.status == 0, "\(result.stderr)")
+  }
+
+  private func store(_ daemon: DaemonProcess, _ secret: String) throws -> CommandResult {
+    try daemon.run(
+      "secret-tool", ["store", "--label=Prompted", "app", "prompts"], stdin: Array(secret.utf8))
+  }
+
+  @Test func secretToolCreatesTheFirstCollectionAskingTwice() async throws {
+    // The first pair disagrees: the dialog says so and asks again.
+    let pinentry = try ScriptedPinentry(answers: [
+      .pin("one"), .pin("other"), .pin("new password"), .pin("new password"),
+    ])
+    let daemon = try await DaemonProcess(password: nil, pinentry: pinentry.program)
+    let stored = try store(daemon, "first secret")
+    #expect(stored.status == 0, "\(stored.stderr)\n\(daemon.log)")
+    #expect(pinentry.log.filter { $0 == "GETPIN" }.count == 4)
+    #expect(pinentry.log.contains("SETERROR The passwords do not match."))
+    #expect(pinentry.log.contains { $0.hasPrefix("SETDESC") && $0.contains("new keyring") })
+    let found = try daemon.run("secret-tool", ["lookup", "app", "prompts"])
+    #expect(found.stdout == "first secret")
+    // The new collection carries the password that was confirmed.
+    try lock(daemon, "/org/freedesktop/secrets/aliases/default")
+    let master = try PromptClient(daemon, ["unlock", "/org/freedesktop/secrets/aliases/default"])
+    _ = try master.finish()  // no answers left: the dialog is cancelled
+    #expect(master.output.contains("DISMISSED"))
+  }
+
+  @Test func lookupUnlocksThroughPinentryAfterAWrongPassword() async throws {
+    let pinentry = try ScriptedPinentry(answers: [.pin("wrong"), .pin("test password")])
+    let daemon = try await DaemonProcess(pinentry: pinentry.program)
+    #expect(try store(daemon, "locked away").status == 0)
+    try lock(daemon)
+    let found = try daemon.run("secret-tool", ["lookup", "app", "prompts"])
+    #expect(found.stdout == "locked away", "\(found.stderr)\n\(daemon.log)")
+    #expect(pinentry.log.contains("SETERROR The password was not correct."))
+    #expect(pinentry.log.filter { $0 == "GETPIN" }.count == 2)
+    #expect(pinentry.log.last == "EXIT", "the dialog is closed with BYE")
+  }
+
+  @Test func cancelledDialogCompletesDismissedAndKeepsTheLock() async throws {
+    let pinentry = try ScriptedPinentry(answers: [.cancel])
+    let daemon = try await DaemonProcess(pinentry: pinentry.program)
+    #expect(try store(daemon, "stays locked").status == 0)
+    try lock(daemon)
+    let client = try PromptClient(daemon, ["unlock", login])
+    #expect(try client.finish().contains("DISMISSED ao []"))
+    let found = try daemon.run("secret-tool", ["lookup", "app", "prompts"])
+    #expect(found.stdout.isEmpty)
+    #expect(daemon.isRunning)
+  }
+
+  @Test func manyCallersShareOneDialog() async throws {
+    let pinentry = try ScriptedPinentry(answers: [.gate("test password")])
+    let daemon = try await DaemonProcess(pinentry: pinentry.program)
+    try lock(daemon)
+    let first = try PromptClient(daemon, ["unlock", login])
+    try await pinentry.waitFor("GATED")
+    // These two queue behind the open dialog.
+    let others = try [
+      PromptClient(daemon, ["unlock", login]), PromptClient(daemon, ["unlock", login]),
+    ]
+    for other in others { try await other.waitFor("WAITING") }
+    try pinentry.release()
+    for client in [first] + others {
+      #expect(try client.finish().contains("UNLOCKED ao ['\(login)']"))
+    }
+    #expect(pinentry.runs == 1, "\(pinentry.log)")
+  }
+
+  @Test func aClientThatLeavesMidPromptClosesItsDialog() async throws {
+    let pinentry = try ScriptedPinentry(answers: [.hold, .pin("test password")])
+    let daemon = try await DaemonProcess(pinentry: pinentry.program)
+    try lock(daemon)
+    let leaving = try PromptClient(daemon, ["unlock", login])
+    try await pinentry.waitFor("HOLDING")
+    leaving.process.signal(SIGKILL)
+    try await pinentry.waitFor("TERMINATED")
+    // The queue moved on: the next caller gets its own dialog.
+    let next = try PromptClient(daemon, ["unlock", login])
+    #expect(try next.finish().contains("UNLOCKED"), "\(daemon.log)")
+    #expect(pinentry.runs == 2)
+  }
+
+  @Test func dismissClosesARunningDialog() async throws {
+    let pinentry = try ScriptedPinentry(answers: [.hold])
+    let daemon = try await DaemonProcess(pinentry: pinentry.program)
+    try lock(daemon)
+    let client = try PromptClient(
+      daemon, ["dismiss", login, pinentry.directory.path + "/log"])
+    #expect(try client.finish().contains("DISMISSED ao []"))
+    try await pinentry.waitFor("TERMINATED")
+    #expect(daemon.isRunning)
+  }
+
+  @Test func createCollectionAndChangeItsPasswordWithPrompts() async throws {
+    let pinentry = try ScriptedPinentry(answers: [
+      .pin("work 1"), .pin("work 1"),  // create
+      .pin("work 1"), .pin("work 2"), .pin("work 2"),  // change: current, new twice
+    ])
+    let daemon = try await DaemonProcess(pinentry: pinentry.program)
+    let created = try PromptClient(daemon, ["create", "Work", ""]).finish()
+    #expect(created.contains("CREATED o /org/freedesktop/secrets/collection/"), "\(daemon.log)")
+    let path = String(created.split(separator: " ").last ?? "").trimmingCharacters(
+      in: .whitespacesAndNewlines)
+    let changed = try PromptClient(daemon, ["change", path]).finish()
+    #expect(changed.contains("CHANGED o \(path)"), "\(daemon.log)")
+    // CreateCollection with an alias that exists answers at once, without a prompt.
+    let existing = try PromptClient(daemon, ["create", "Again", "default"]).finish()
+    #expect(existing.contains("EXISTING \(login)"))
+    #expect(pinentry.runs == 2)
+  }
+
+  @Test func noPrompterCompletesDismissedAndSaysHowToUnlock() async throws {
+    let daemon = try await DaemonProcess(pinentry: "/nonexistent/pinentry")
+    try lock(daemon)
+    let client = try PromptClient(daemon, ["unlock", login])
+    #expect(try client.finish().contains("DISMISSED ao []"))
+    #expect(daemon.log.contains("keychaind --unlock"))
+  }
+
+  @Test func gnomeKeyringMasterPasswordMethods() async throws {
+    let daemon = try await DaemonProcess()
+    let output = try PromptClient(daemon, ["master"]).finish()
+    #expect(output.contains("WRONG org.freedesktop.DBus.Error.AccessDenied"), "\(output)")
+    #expect(output.contains("Scripted False"), "\(output)")
+  }
+}
