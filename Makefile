@@ -32,7 +32,8 @@ clean:
 run:
 	$(SWIFT) run -c $(CONFIG) keychaind $(ARGS)
 
-# The binary, the D-Bus activation file and the systemd user unit, with paths filled in.
+# The binary, the D-Bus activation file and the systemd user unit with paths filled in, the man
+# page, and the example configuration (copy it to ~/.config/keychaind/ to use it).
 install: build
 	install -Dm755 "$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/keychaind" "$(DESTDIR)$(PREFIX)/bin/keychaind"
 	mkdir -p "$(DESTDIR)$(PREFIX)/share/dbus-1/services" "$(DESTDIR)$(PREFIX)/lib/systemd/user"
@@ -40,3 +41,5 @@ install: build
 	  > "$(DESTDIR)$(PREFIX)/share/dbus-1/services/org.freedesktop.secrets.service"
 	sed 's|@BINDIR@|$(PREFIX)/bin|' data/keychaind.service.in \
 	  > "$(DESTDIR)$(PREFIX)/lib/systemd/user/keychaind.service"
+	install -Dm644 data/keychaind.1 "$(DESTDIR)$(PREFIX)/share/man/man1/keychaind.1"
+	install -Dm644 data/keychaind.conf "$(DESTDIR)$(PREFIX)/share/doc/keychaind/keychaind.conf.example"

@@ -94,7 +94,7 @@ let package = Package(
       name: "KeychaindTests",
       dependencies: [
         "keychaind", "KeychainTesting", "KeychainDBus", "KeychainStore", "SecretServiceServer",
-        .product(name: "Logging", package: "swift-log"),
+        "SecretServiceProtocol", "KeychainCrypto", .product(name: "Logging", package: "swift-log"),
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -35,10 +35,14 @@ struct ChangeSignals {
     await invalidated(SecretPath.base, .service, ["Collections"])
   }
 
-  func collectionChanged(_ name: String, _ properties: [String: DBusValue] = [:]) async {
+  /// A change to a collection; `Modified` is announced as invalidated unless `touched` is
+  /// false (locking changes no content).
+  func collectionChanged(
+    _ name: String, _ properties: [String: DBusValue] = [:], touched: Bool = true
+  ) async {
     try? await connection.emitPropertiesChanged(
       at: collection(name), interface: SecretService.collectionInterface, changed: properties,
-      invalidated: properties["Modified"] == nil ? ["Modified"] : [])
+      invalidated: touched ? ["Modified"] : [])
     await emit(.service, "CollectionChanged", SecretPath.base, collection(name))
   }
 
@@ -49,7 +53,9 @@ struct ChangeSignals {
 
   /// After a lock or unlock: each collection's `Locked`.
   func lockChanged(_ names: [String], locked: Bool) async {
-    for name in names { await collectionChanged(name, ["Locked": .boolean(locked)]) }
+    for name in names {
+      await collectionChanged(name, ["Locked": .boolean(locked)], touched: false)
+    }
   }
 
   // MARK: Helpers

@@ -63,6 +63,47 @@ private let secretStorageScript = """
     #expect(result.stdout == "OK\n", "\(result.stderr)")
   }
 
+  /// Client public keys shorter than 128 bytes (QCA and others strip leading zeros): the
+  /// daemon must left-pad them, and pad the shared secret, or the two sides derive different
+  /// AES keys and every secret is garbled.
+  @Test func dhSessionsWithShortClientKeys() async throws {
+    let daemon = try await DaemonProcess()
+    let script = """
+      import os, secretstorage
+      from secretstorage.dhcrypto import Session, DH_PRIME_1024, int_to_bytes
+      from secretstorage.util import DBusAddressWrapper, format_secret
+      from secretstorage.defines import SS_PATH, SS_PREFIX, ALGORITHM_DH, ALGORITHM_PLAIN
+      conn = secretstorage.dbus_init()
+      service = DBusAddressWrapper(SS_PATH, SS_PREFIX + 'Service', conn)
+      def dh_session(private):
+          session = Session()
+          session.my_private_key = private
+          session.my_public_key = pow(2, private, DH_PRIME_1024)
+          key = int_to_bytes(session.my_public_key)  # no left padding
+          output, session.object_path = service.call('OpenSession', 'sv', ALGORITHM_DH, ('ay', key))
+          assert len(output[1]) == 128, len(output[1])
+          session.set_server_public_key(int.from_bytes(output[1], 'big'))
+          return session, len(key)
+      # A natural 127-byte key: search for a private key whose public key has a zero top byte.
+      while True:
+          private = int.from_bytes(os.urandom(128), 'big')
+          if pow(2, private, DH_PRIME_1024).bit_length() <= 1016: break
+      plain = Session(); plain.encrypted = False
+      plain.object_path = service.call('OpenSession', 'sv', ALGORITHM_PLAIN, ('s', ''))[1]
+      coll = secretstorage.get_default_collection(conn)
+      for private in (private, 1):  # 1 gives the one-byte public key 2
+          session, length = dh_session(private)
+          value = os.urandom(40)
+          coll.session = session
+          item = coll.create_item('short key %d' % length, {'keylen': str(length)}, value)
+          assert item.get_secret() == value, 'garbled through the DH session'
+          assert secretstorage.Item(conn, item.item_path, plain).get_secret() == value
+          print('OK', length)
+      """
+    let result = try daemon.run("/usr/bin/python3", ["-c", script])
+    #expect(result.stdout == "OK 127\nOK 1\n", "\(result.stderr)\n\(daemon.log)")
+  }
+
   /// The error name gdbus reports for a call, or the output.
   private func gdbus(
     _ daemon: DaemonProcess, _ path: String, _ method: String, _ arguments: [String]

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+//
+// Every method of every interface with wrong argument types, unknown paths, locked objects,
+// closed and foreign sessions, oversized values: each call gets the error name clients act on
+// (SECRET-SERVICE.md §1.1), and the daemon keeps serving and keeps its data.
+
+import KeychainCrypto
+import KeychainDBus
+import KeychainTesting
+import SecretServiceProtocol
+import Testing
+
+private let serviceInterface: InterfaceName = "org.freedesktop.Secret.Service"
+private let collectionInterface: InterfaceName = "org.freedesktop.Secret.Collection"
+private let itemInterface: InterfaceName = "org.freedesktop.Secret.Item"
+private let gnome: InterfaceName = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
+
+/// One bad call and the error it must get.
+private struct BadCall: CustomStringConvertible {
+  let path: ObjectPath
+  let interface: InterfaceName
+  let member: MemberName
+  let body: [DBusValue]
+  let expected: ErrorName
+  var description: String { "\(interface).\(member) at \(path) → \(expected.rawValue)" }
+}
+
+@Suite struct BadInputTests {
+  private func secret(_ session: ObjectPath, _ bytes: [UInt8] = [7]) -> DBusValue {
+    Secret(session: session, parameters: [], value: bytes, contentType: "text/plain").dbusValue
+  }
+
+  private func properties(_ entries: [String: DBusValue]) -> DBusValue {
+    entries.dbusValue  // a{sv}: each value goes in a variant
+  }
+
+  @Test func everyMethodRefusesBadInputByName() async throws {
+    let harness = try await InProcessService()
+    let service = InProcessService.service
+    let login = InProcessService.login
+    let item = harness.itemPath
+    let mine = try await harness.openSession()
+    let other = try await harness.bus.connect()
+    let foreign = try await harness.openSession(from: other)
+    let closed = try await harness.openSession()
+    _ = try await harness.call(closed, "org.freedesktop.Secret.Session", "Close")
+    let missing: ObjectPath = "/org/freedesktop/secrets/collection/missing"
+    let good = properties(["org.freedesktop.Secret.Item.Label": .string("l")])
+
+    let invalid = ErrorName.invalidArgs
+    let calls: [BadCall] = [
+      // Service
+      .init(
+        path: service, interface: serviceInterface, member: "OpenSession", body: [],
+        expected: invalid),
+      .init(
+        path: service, interface: serviceInterface, member: "OpenSession",
+        body: [.int32(1), .variant(.string(""))], expected: invalid),
+      .init(
+        path: service, interface: serviceInterface, member: "OpenSession",
+        body: [.string("rot13"), .variant(.string(""))], expected: .notSupported),
+      .init(
+        path: service, interface: serviceInterface, member: "OpenSession",
+        body: [.string("plain"), .variant(.uint32(3))], expected: invalid),
+      .init(
+        path: service, interface: serviceInterface, member: "OpenSession",
+        body: [.string("dh-ietf1024-sha256-aes128-cbc-pkcs7"), .variant(.string("x"))],
+        expected: invalid),
+      .init(
+        path: service, interface: serviceInterface, member: "CreateCollection",
+        body: [.string("x"), .string("")], expected: invalid),
+      .init(
+        path: service, interface: serviceInterface, member: "CreateCollection",
+        body: [properties(["org.freedesktop.Secret.Collection.Label": .int32(5)]), .string("")],
+        expected: invalid),
+      .init(
+        path: service, interface: serviceInterface, member: "SearchItems",
+        body: [.string("app")], expected: invalid),
+      .init(
+        path: service, interface: serviceInterface, member: "Unlock",
+        body: [.string("/")], expected: invalid),
+      .init(
+        path: service, interface: serviceInterface, member: "Lock", body: [], expected: invalid),
+      .init(
+        path: service, interface: serviceInterface, member: "GetSecrets",
+        body: [[item].dbusValue, .objectPath(foreign)], expected: .noSession),
+      .init(
+        path: service, interface: serviceInterface, member: "GetSecrets",
+        body: [[item].dbusValue, .objectPath(closed)], expected: .noSession),
+      .init(
+        path: service, interface: serviceInterface, member: "GetSecrets",
+        body: [.objectPath(item), .objectPath(mine)], expected: invalid),
+      .init(
+        path: service, interface: serviceInterface, member: "ReadAlias",
+        body: [.uint32(0)], expected: invalid),
+      .init(
+        path: service, interface: serviceInterface, member: "SetAlias",
+        body: [.string("default"), .objectPath(missing)], expected: .noSuchObject),
+      .init(
+        path: service, interface: serviceInterface, member: "SetAlias",
+        body: [.string("session"), .objectPath(login)], expected: invalid),
+      .init(
+        path: service, interface: serviceInterface, member: "NoSuchMethod", body: [],
+        expected: .unknownMethod),
+      // Collection
+      .init(
+        path: missing, interface: collectionInterface, member: "Delete", body: [],
+        expected: .unknownObject),
+      .init(
+        path: login, interface: collectionInterface, member: "SearchItems",
+        body: [[String: DBusValue]().dbusValue], expected: invalid),
+      .init(
+        path: login, interface: collectionInterface, member: "CreateItem",
+        body: [good, secret(foreign), .boolean(false)], expected: .noSession),
+      .init(
+        path: login, interface: collectionInterface, member: "CreateItem",
+        body: [good, secret(mine), .string("yes")], expected: invalid),
+      .init(
+        path: login, interface: collectionInterface, member: "CreateItem",
+        body: [
+          properties(["org.freedesktop.Secret.Item.Attributes": .string("a")]),
+          secret(mine), .boolean(false),
+        ], expected: invalid),
+      .init(
+        path: login, interface: collectionInterface, member: "CreateItem",
+        body: [good, secret(mine, [UInt8](repeating: 1, count: 17 << 20)), .boolean(false)],
+        expected: .limitsExceeded),
+      .init(
+        path: "/org/freedesktop/secrets/collection/session", interface: collectionInterface,
+        member: "Delete", body: [], expected: invalid),
+      // Item
+      .init(
+        path: item, interface: itemInterface, member: "GetSecret",
+        body: [.objectPath(foreign)], expected: .noSession),
+      .init(
+        path: item, interface: itemInterface, member: "GetSecret",
+        body: [.string("/")], expected: invalid),
+      .init(
+        path: item, interface: itemInterface, member: "SetSecret",
+        body: [secret(closed)], expected: .noSession),
+      .init(
+        path: item, interface: itemInterface, member: "SetSecret",
+        body: [.string("secret")], expected: invalid),
+      .init(
+        path: "/org/freedesktop/secrets/collection/login/99999", interface: itemInterface,
+        member: "Delete", body: [], expected: .unknownObject),
+      // Sessions and prompts of other connections
+      .init(
+        path: foreign, interface: "org.freedesktop.Secret.Session", member: "Close",
+        body: [], expected: .noSession),
+      .init(
+        path: "/org/freedesktop/secrets/prompt/p999", interface: "org.freedesktop.Secret.Prompt",
+        member: "Prompt", body: [.string("")], expected: .unknownObject),
+      // gnome-keyring's extension
+      .init(
+        path: service, interface: gnome, member: "CreateWithMasterPassword",
+        body: [properties([:]), secret(closed)], expected: .noSession),
+      .init(
+        path: service, interface: gnome, member: "UnlockWithMasterPassword",
+        body: [.objectPath(missing), secret(mine)], expected: .noSuchObject),
+      .init(
+        path: service, interface: gnome, member: "UnlockWithMasterPassword",
+        body: [.objectPath(login), secret(mine, [9, 9])], expected: .accessDenied),
+      .init(
+        path: service, interface: gnome, member: "ChangeWithMasterPassword",
+        body: [.objectPath(login), secret(mine, [9]), secret(mine, [8])],
+        expected: .accessDenied),
+      .init(
+        path: service, interface: gnome, member: "ChangeWithPrompt",
+        body: [.objectPath("/org/freedesktop/secrets/collection/session")],
+        expected: .notSupported),
+      .init(
+        path: service, interface: gnome, member: "ChangeWithPrompt",
+        body: [.string("login")], expected: invalid),
+    ]
+    for call in calls {
+      do {
+        _ = try await harness.call(call.path, call.interface, call.member, call.body)
+        Issue.record("\(call): succeeded")
+      } catch let error as DBusError {
+        #expect(error.name == call.expected, "\(call): got \(error)")
+      }
+    }
+
+    // Locked: item and collection refuse with IsLocked, nothing changes.
+    _ = try await harness.call(service, serviceInterface, "Lock", [[login].dbusValue])
+    for (path, interface, member, body) in [
+      (item, itemInterface, MemberName("GetSecret"), [DBusValue.objectPath(mine)]),
+      (item, itemInterface, "SetSecret", [secret(mine)]),
+      (login, collectionInterface, "CreateItem", [good, secret(mine), .boolean(true)]),
+    ] {
+      await #expect(throws: DBusError.self) {
+        do { _ = try await harness.call(path, interface, member, body) } catch let error
+          as DBusError
+        {
+          #expect(error.name == .isLocked, "\(member): \(error)")
+          throw error
+        }
+      }
+    }
+    // Still serving, and the one item is intact.
+    try harness.store.unlock("login", password: SecureBytes(copying: [1]))
+    let found = try harness.store.searchItems(["app": "demo"])
+    #expect(found.unlocked.count == 1)
+    #expect(try harness.store.secret(of: found.unlocked[0]).secret == SecureBytes(copying: [2]))
+  }
+}

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+//
+// keychaind.conf through the real binary: settings take effect, mistakes are named.
+
+import Foundation
+import KeychainTesting
+import Testing
+
+@Suite(.serialized) struct ConfigurationTests {
+  @Test func pinentryFromTheConfigurationFile() async throws {
+    let pinentry = try ScriptedPinentry(answers: [.pin("test password")])
+    let directory = try TemporaryDirectory(prefix: "config")
+    let path = directory.path + "/keychaind.conf"
+    try "# chosen by the user\n\npinentry = \(pinentry.program)\n".write(
+      toFile: path, atomically: true, encoding: .utf8)
+    // An empty PINENTRY counts as unset, so the file decides.
+    let daemon = try await DaemonProcess(pinentry: "", arguments: ["--config", path])
+    let login = "/org/freedesktop/secrets/collection/login"
+    _ = try daemon.run(
+      "gdbus",
+      [
+        "call", "--session", "-d", "org.freedesktop.secrets", "-o", "/org/freedesktop/secrets",
+        "-m", "org.freedesktop.Secret.Service.Lock", "['\(login)']",
+      ])
+    let output = try PromptClient(daemon, ["unlock", login]).finish()
+    #expect(output.contains("UNLOCKED"), "\(daemon.log)")
+    #expect(pinentry.runs == 1)
+  }
+
+  @Test func aMistakeInTheFileIsNamedAndStopsTheDaemon() throws {
+    let bus = try PrivateBus()
+    let directory = try TemporaryDirectory(prefix: "config")
+    let path = directory.path + "/keychaind.conf"
+    try "pinentry = /usr/bin/pinentry\npinentri = typo\n".write(
+      toFile: path, atomically: true, encoding: .utf8)
+    let result = try runCommand(
+      DaemonProcess.executable, ["--config", path, "--data-dir", directory.path + "/data"],
+      environment: bus.environment(home: directory.path), timeout: .seconds(30))
+    #expect(result.status == 2)
+    #expect(
+      result.stderr.contains("keychaind.conf:2: unknown setting 'pinentri'"), "\(result.stderr)")
+    let missing = try runCommand(
+      DaemonProcess.executable, ["--config", directory.path + "/absent.conf"],
+      environment: bus.environment(home: directory.path), timeout: .seconds(30))
+    #expect(missing.status == 2)
+    #expect(missing.stderr.contains("absent.conf: cannot be read"))
+  }
+}
+
+@Suite struct ManualTests {
+  /// The man page documents every option `--help` lists, and every setting the example
+  /// configuration shows.
+  @Test func manPageCoversEveryOptionAndSetting() throws {
+    let root = URL(fileURLWithPath: PrivateBus.defaultConfiguration).deletingLastPathComponent()
+      .deletingLastPathComponent().path
+    let manual = try String(contentsOfFile: root + "/data/keychaind.1", encoding: .utf8)
+    let help = try runCommand(DaemonProcess.executable, ["--help"]).stdout
+    let options = help.split(whereSeparator: { " ,\n".contains($0) }).filter { $0.hasPrefix("--") }
+    #expect(options.count >= 7, "\(help)")
+    for option in Set(options) {
+      #expect(manual.contains(option.replacingOccurrences(of: "-", with: "\\-")), "\(option)")
+    }
+    let example = try String(contentsOfFile: root + "/data/keychaind.conf", encoding: .utf8)
+    let settings = example.split(separator: "\n").filter {
+      $0.hasPrefix("#") && !$0.hasPrefix("# ") && $0.contains(" = ")
+    }
+    .map { $0.dropFirst().split(separator: " ")[0] }
+    #expect(settings.sorted() == ["data-dir", "pinentry"])
+    for setting in settings {
+      #expect(manual.contains(".BI \(setting.replacingOccurrences(of: "-", with: "\\-")) "))
+    }
+  }
+}
