@@ -3,30 +3,18 @@
 // The object tree in-process: sessions and prompts belong to their caller's connection.
 
 import KeychainDBus
-import KeychainStore
 import KeychainTesting
-import Logging
-import SecretServiceServer
 import Testing
 
 @Suite struct CallerStateTests {
   @Test func sessionsAndPromptsDieWithTheirConnection() async throws {
-    let bus = try PrivateBus()
-    let directory = try TemporaryDirectory(prefix: "caller-state")
-    let store = try KeychainStore(directory: directory.path + "/store", kdf: .testing)
-    let daemon = SecretServiceDaemon(store: store, logger: Logger(label: "test"))
-    let server = try await bus.connect()
-    #expect(try await daemon.publish(on: server, replace: false) == .primaryOwner)
-
-    let client = try await bus.connect()
-    let service: ObjectPath = "/org/freedesktop/secrets"
+    let harness = try await InProcessService()
+    let daemon = harness.daemon
+    // A connection of its own, so that closing it is the caller leaving.
+    let client = try await harness.bus.connect()
     func call(_ member: MemberName, _ body: [DBusValue]) async throws -> [DBusValue] {
-      try await client.call(
-        .methodCall(
-          destination: "org.freedesktop.secrets", path: service,
-          interface: "org.freedesktop.Secret.Service",
-          member: member, body: body)
-      ).body
+      try await harness.call(
+        InProcessService.service, "org.freedesktop.Secret.Service", member, body, from: client)
     }
     _ = try await call("OpenSession", [.string("plain"), .variant(.string(""))])
     _ = try await call("CreateCollection", [[String: DBusValue]().dbusValue, .string("")])

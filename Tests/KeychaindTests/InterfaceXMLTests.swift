@@ -5,12 +5,8 @@
 // file with `KEYCHAIN_UPDATE_GOLDEN=1 swift test --filter InterfaceXMLTests` and review the diff.
 
 import Foundation
-import KeychainCrypto
 import KeychainDBus
-import KeychainStore
 import KeychainTesting
-import Logging
-import SecretServiceServer
 import Testing
 
 @Suite struct InterfaceXMLTests {
@@ -24,27 +20,11 @@ import Testing
   }
 
   @Test func committedXMLMatchesIntrospection() async throws {
-    let bus = try PrivateBus()
-    let directory = try TemporaryDirectory(prefix: "xml")
-    let store = try KeychainStore(directory: directory.path + "/store", kdf: .testing)
-    try store.createCollection(name: "login", label: "Login", password: SecureBytes(copying: [1]))
-    let item = try store.createItem(
-      in: "login", label: "x", attributes: [:], secret: SecureBytes(copying: [2]), replace: false
-    ).item
-    let daemon = SecretServiceDaemon(store: store, logger: Logger(label: "test"))
-    let server = try await bus.connect()
-    #expect(try await daemon.publish(on: server, replace: false) == .primaryOwner)
-    let client = try await bus.connect()
+    let harness = try await InProcessService()
     func call(
       _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ body: [DBusValue] = []
-    )
-      async throws -> [DBusValue]
-    {
-      try await client.call(
-        .methodCall(
-          destination: "org.freedesktop.secrets", path: path, interface: interface, member: member,
-          body: body)
-      ).body
+    ) async throws -> [DBusValue] {
+      try await harness.call(path, interface, member, body)
     }
     let service: ObjectPath = "/org/freedesktop/secrets"
     let session = try await call(
@@ -58,7 +38,7 @@ import Testing
       (secret + "Service", service),
       ("org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface", service),
       (secret + "Collection", "/org/freedesktop/secrets/collection/login"),
-      (secret + "Item", try ObjectPath("/org/freedesktop/secrets/collection/login/\(item.id)")),
+      (secret + "Item", harness.itemPath),
       (secret + "Session", try #require(session.objectPath)),
       (secret + "Prompt", try #require(prompt.objectPath)),
     ]
