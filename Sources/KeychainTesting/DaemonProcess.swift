@@ -29,8 +29,10 @@ public final class DaemonProcess: Sendable {
   ///   - password: given to `--unlock`, which creates the login collection; nil starts the
   ///     daemon with an empty store and no `--unlock`.
   ///   - pinentry: the program for `PINENTRY`; nil turns prompting off.
+  ///   - environment: more variables for the daemon (GPG_TTY for a terminal pinentry).
   public init(
-    password: String? = "test password", pinentry: String? = nil, arguments: [String] = []
+    password: String? = "test password", pinentry: String? = nil, arguments: [String] = [],
+    environment extra: [String: String] = [:]
   ) async throws {
     bus = try PrivateBus()
     home = try TemporaryDirectory(prefix: "keychaind-home")
@@ -42,6 +44,7 @@ public final class DaemonProcess: Sendable {
     }
     var environment = bus.environment(home: home.path)
     environment["PINENTRY"] = pinentry ?? "none"
+    environment.merge(extra) { $1 }
     process = try ChildProcess(
       Self.executable, (password == nil ? [] : ["--unlock"]) + ["--verbose"] + arguments,
       environment: environment, stdinFile: input, stderrFile: logPath)
