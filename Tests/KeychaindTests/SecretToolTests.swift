@@ -35,6 +35,40 @@ import Testing
     #expect(daemon.isRunning)
   }
 
+  @Test func severalCollections() async throws {
+    let daemon = try await DaemonProcess()
+    // A second collection, made without a prompt through gnome-keyring's extension.
+    let made = try PromptClient(daemon, ["master"]).finish()
+    let work = try #require(made.split(separator: " ").first { $0.hasPrefix("/org/") })
+    for (collection, secret) in [
+      ("", "in login"), (String(work), "in work"), ("session", "in memory"),
+    ] {
+      let options = collection.isEmpty ? [] : ["--collection=\(collection)"]
+      let stored = try daemon.run(
+        "secret-tool",
+        ["store", "--label=Several"] + options + ["app", "several", "where", secret],
+        stdin: Array(secret.utf8))
+      #expect(stored.status == 0, "\(stored.stderr)")
+    }
+    let search = try daemon.run("secret-tool", ["search", "--all", "app", "several"])
+    for secret in ["in login", "in work", "in memory"] {
+      #expect(search.stdout.contains("secret = \(secret)"), "\(search.stdout)")
+    }
+    // Each in its own collection: secret-tool prints only the items' last path element.
+    let paths = try daemon.run(
+      "gdbus",
+      [
+        "call", "--session", "-d", "org.freedesktop.secrets", "-o", "/org/freedesktop/secrets",
+        "-m", "org.freedesktop.Secret.Service.SearchItems", "{'app': 'several'}",
+      ]
+    ).stdout
+    for path in ["collection/login/", "\(work)/", "collection/session/"] {
+      #expect(paths.contains(path), "\(paths)")
+    }
+    let lookup = try daemon.run("secret-tool", ["lookup", "app", "several", "where", "in work"])
+    #expect(lookup.stdout == "in work")
+  }
+
   @Test func emptyBinaryAndLargeSecrets() async throws {
     let daemon = try await DaemonProcess()
     let binary: [UInt8] = [0, 1, 2, 0xFF, 0xFE, 0x80, 0, 10, 13]
