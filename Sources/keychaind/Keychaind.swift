@@ -46,11 +46,8 @@ struct Keychaind: AsyncParsableCommand {
   func run() async throws {
     Hardening.apply()
     let level: Logger.Level = verbose ? .debug : .info
-    LoggingSystem.bootstrap { label in
-      var handler = StreamLogHandler.standardError(label: label)
-      handler.logLevel = level
-      return handler
-    }
+    let environment = ProcessInfo.processInfo.environment
+    LoggingSystem.bootstrap { _ in JournalLogHandler(level: level, environment: environment) }
     let logger = Logger(label: "keychaind")
     guard let address = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"],
       !address.isEmpty
@@ -66,7 +63,6 @@ struct Keychaind: AsyncParsableCommand {
       fflush(nil)
     }
 
-    let environment = ProcessInfo.processInfo.environment
     let configuration: Configuration
     do {
       configuration = try Configuration.load(

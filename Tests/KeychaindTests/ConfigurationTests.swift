@@ -47,6 +47,33 @@ import Testing
   }
 }
 
+@Suite struct JournalLoggingTests {
+  /// Under systemd, stderr is the journal (JOURNAL_STREAM names it): lines carry their syslog
+  /// priority and no timestamp. Elsewhere they carry a timestamp and the level in words.
+  @Test func linesCarryTheirPriorityWhenStderrIsTheJournal() throws {
+    let bus = try PrivateBus()
+    let directory = try TemporaryDirectory(prefix: "journal")
+    let log = directory.path + "/stderr"
+    for journal in [true, false] {
+      FileManager.default.createFile(atPath: log, contents: nil)
+      var info = stat()
+      #expect(stat(log, &info) == 0)
+      var environment = bus.environment(home: directory.path)
+      environment["JOURNAL_STREAM"] = journal ? "\(info.st_dev):\(info.st_ino)" : "1:1"
+      let child = try ChildProcess(
+        DaemonProcess.executable, ["--config", directory.path + "/absent.conf"],
+        environment: environment, stderrFile: log)
+      #expect(child.wait() == 2)
+      let text = try String(contentsOfFile: log, encoding: .utf8)
+      if journal {
+        #expect(text.hasPrefix("<2>[keychaind] "), "\(text)")
+      } else {
+        #expect(text.contains(" critical keychaind: [keychaind] "), "\(text)")
+      }
+    }
+  }
+}
+
 @Suite struct ManualTests {
   /// The man page documents every option `--help` lists, and every setting the example
   /// configuration shows.

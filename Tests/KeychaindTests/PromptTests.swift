@@ -29,7 +29,7 @@ private let login = "/org/freedesktop/secrets/collection/login"
   @Test func secretToolCreatesTheFirstCollectionAskingTwice() async throws {
     // The first pair disagrees: the dialog says so and asks again.
     let pinentry = try ScriptedPinentry(answers: [
-      .pin("one"), .pin("other"), .pin("new password"), .pin("new password"),
+      .pin("mismatch-1"), .pin("mismatch-2"), .pin("new password"), .pin("new password"),
     ])
     let daemon = try await DaemonProcess(password: nil, pinentry: pinentry.program)
     let stored = try store(daemon, "first secret")
@@ -44,6 +44,9 @@ private let login = "/org/freedesktop/secrets/collection/login"
     let master = try PromptClient(daemon, ["unlock", "/org/freedesktop/secrets/aliases/default"])
     _ = try master.finish()  // no answers left: the dialog is cancelled
     #expect(master.output.contains("DISMISSED"))
+    for secret in ["mismatch-1", "mismatch-2", "new password", "first secret"] {
+      #expect(!daemon.log.contains(secret), "the log shows '\(secret)'")
+    }
   }
 
   @Test func lookupUnlocksThroughPinentryAfterAWrongPassword() async throws {
@@ -129,6 +132,7 @@ private let login = "/org/freedesktop/secrets/collection/login"
     let existing = try PromptClient(daemon, ["create", "Again", "default"]).finish()
     #expect(existing.contains("EXISTING \(login)"))
     #expect(pinentry.runs == 2)
+    #expect(!daemon.log.contains("work 1") && !daemon.log.contains("work 2"))
   }
 
   @Test func noPrompterCompletesDismissedAndSaysHowToUnlock() async throws {
