@@ -51,9 +51,8 @@ struct JournalLogHandler: LogHandler {
   func log(event: LogEvent) {
     var details = metadata
     if let extra = event.metadata { details.merge(extra) { $1 } }
-    let suffix =
-      details.isEmpty ? "" : " " + details.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(
-        separator: " ")
+    let pairs = details.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }
+    let suffix = pairs.isEmpty ? "" : " " + pairs.joined(separator: " ")
     let text = "[\(event.source)] \(event.message)\(suffix)"
     let line =
       journal
