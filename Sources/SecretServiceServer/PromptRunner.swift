@@ -147,16 +147,39 @@ final class PromptRunner: Sendable {
 /// Collection creation shared by prompts and gnome-keyring's CreateWithMasterPassword.
 enum Collections {
   /// Creates a collection and points `alias` at it. The alias `login` names the collection
-  /// called login itself, so that one is made under that name.
+  /// called login itself, so that one is made under that name; others are named after their
+  /// label as gnome-keyring names them ("Default keyring" → `Default_5fkeyring`), so that
+  /// scripts written against gnome-keyring's paths find them.
   static func create(label: String, alias: String, password: SecureBytes, in store: KeychainStore)
     throws -> String
   {
-    let name = alias == KeychainStore.loginCollection ? alias : nil
-    let info = try store.createCollection(name: name, label: label, password: password)
-    if !alias.isEmpty, alias != KeychainStore.loginCollection {
-      try store.setAlias(alias, to: info.name)
+    let base = alias == KeychainStore.loginCollection ? alias : name(forLabel: label)
+    var suffix = 1
+    while true {
+      let name = suffix == 1 ? base : "\(base)\(suffix)"
+      suffix += 1
+      guard name != KeychainStore.sessionCollection, try !store.hasCollection(name) else {
+        if alias == KeychainStore.loginCollection { throw StoreError.collectionExists(name) }
+        continue
+      }
+      do {
+        let info = try store.createCollection(name: name, label: label, password: password)
+        if !alias.isEmpty, alias != KeychainStore.loginCollection {
+          try store.setAlias(alias, to: info.name)
+        }
+        return info.name
+      } catch StoreError.collectionExists {
+        continue  // made by another caller since the check
+      }
     }
-    return info.name
+  }
+
+  /// gnome-keyring's identifier for a label: letters and digits kept, the rest `_`, then
+  /// escaped as a path element.
+  static func name(forLabel label: String) -> String {
+    let kept = String(
+      label.prefix(64).map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
+    return kept.isEmpty ? "collection" : ObjectPath.escapeElement(kept)
   }
 }
 

@@ -63,3 +63,29 @@ import Testing
     #expect(seen == expected)
   }
 }
+
+@Suite struct CollectionNamingTests {
+  /// New collections get gnome-keyring's paths: the label with other characters as `_`,
+  /// escaped, and a number when the name is taken.
+  @Test func collectionsAreNamedAfterTheirLabel() async throws {
+    let harness = try await InProcessService()
+    let session = try await harness.openSession()
+    let password = Secret(session: session, parameters: [], value: [1], contentType: "text/plain")
+    var paths: [String] = []
+    for label in ["Work stuff", "Work stuff", "", "Ünïcode"] {
+      let reply = try await harness.call(
+        InProcessService.service, "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface",
+        "CreateWithMasterPassword",
+        [
+          ["org.freedesktop.Secret.Collection.Label": DBusValue.string(label)].dbusValue,
+          password.dbusValue,
+        ])
+      paths.append(reply[0].objectPath?.rawValue ?? "")
+    }
+    let base = "/org/freedesktop/secrets/collection/"
+    #expect(
+      paths == [
+        base + "Work_5fstuff", base + "Work_5fstuff2", base + "collection", base + "_5fn_5fcode",
+      ])
+  }
+}

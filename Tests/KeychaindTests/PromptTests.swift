@@ -39,6 +39,15 @@ private let login = "/org/freedesktop/secrets/collection/login"
     #expect(pinentry.log.contains { $0.hasPrefix("SETDESC") && $0.contains("new keyring") })
     let found = try daemon.run("secret-tool", ["lookup", "app", "prompts"])
     #expect(found.stdout == "first secret")
+    // Named after libsecret's label as gnome-keyring names it, which scripts rely on.
+    let alias = try daemon.run(
+      "gdbus",
+      [
+        "call", "--session", "-d", "org.freedesktop.secrets", "-o", "/org/freedesktop/secrets",
+        "-m", "org.freedesktop.Secret.Service.ReadAlias", "default",
+      ])
+    #expect(
+      alias.stdout == "(objectpath '/org/freedesktop/secrets/collection/Default_5fkeyring',)\n")
     // The new collection carries the password that was confirmed.
     try lock(daemon, "/org/freedesktop/secrets/aliases/default")
     let master = try PromptClient(daemon, ["unlock", "/org/freedesktop/secrets/aliases/default"])
@@ -147,6 +156,8 @@ private let login = "/org/freedesktop/secrets/collection/login"
     let daemon = try await DaemonProcess()
     let output = try PromptClient(daemon, ["master"]).finish()
     #expect(output.contains("WRONG org.freedesktop.DBus.Error.AccessDenied"), "\(output)")
-    #expect(output.contains("Scripted False"), "\(output)")
+    #expect(
+      output.contains("MASTER /org/freedesktop/secrets/collection/Scripted Scripted False"),
+      "\(output)")
   }
 }
