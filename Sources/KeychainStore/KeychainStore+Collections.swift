@@ -144,11 +144,12 @@ extension KeychainStore {
     if name == Self.loginCollection {
       return try hasCollection(Self.loginCollection) ? Self.loginCollection : nil
     }
-    return try persistent.read { db in
+    return try lookup(persistent) { db in
       try String.fetchOne(
-        db,
-        sql:
-          "SELECT collection.name FROM alias JOIN collection ON collection.id = alias.collectionID WHERE alias.name = ?",
+        db.cachedStatement(
+          sql:
+            "SELECT collection.name FROM alias JOIN collection ON collection.id = alias.collectionID WHERE alias.name = ?"
+        ),
         arguments: [name])
     }
   }

@@ -102,7 +102,7 @@ extension KeychainStore {
 
   private func read<T>(_ item: ItemID, _ body: (ItemPayload, Row) throws -> T) throws -> T {
     let key = try dataKey(item.collection)
-    return try database(for: item.collection).read { db in
+    return try lookup(database(for: item.collection)) { db in
       let (payload, row) = try load(item, key: key, db)
       return try body(payload, row)
     }
@@ -128,11 +128,12 @@ extension KeychainStore {
 
   /// Whether `item` exists (locked or not).
   public func exists(_ item: ItemID) throws -> Bool {
-    try database(for: item.collection).read { db in
+    try lookup(database(for: item.collection)) { db in
       try Int64.fetchOne(
-        db,
-        sql:
-          "SELECT item.id FROM item JOIN collection ON collection.id = item.collectionID WHERE item.id = ? AND collection.name = ?",
+        db.cachedStatement(
+          sql:
+            "SELECT item.id FROM item JOIN collection ON collection.id = item.collectionID WHERE item.id = ? AND collection.name = ?"
+        ),
         arguments: [item.id, item.collection]) != nil
     }
   }

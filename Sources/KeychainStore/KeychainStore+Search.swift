@@ -92,7 +92,7 @@ extension KeychainStore {
     let wanted = try digests(attributes)
     let sources = collection.map { [database(for: $0)] } ?? databases
     let found = try sources.flatMap { source in
-      try source.read { db in try matching(wanted, collection: collection, db) }
+      try lookup(source) { db in try matching(wanted, collection: collection, db) }
     }
     let open = unlocked.withLock { Set($0.keys) }
     return (

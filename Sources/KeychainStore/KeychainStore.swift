@@ -98,6 +98,15 @@ public final class KeychainStore: Sendable {
 
   var databases: [any DatabaseWriter] { [persistent, memory] }
 
+  /// A read for one lookup, which needs no snapshot across statements: no BEGIN/COMMIT around
+  /// it, and on the in-memory queue no `PRAGMA query_only` toggling. Profiled under a
+  /// SearchItems load, those made up a third of the daemon's time, the pragma also having
+  /// SQLite re-prepare every cached statement of that connection on each call.
+  func lookup<T>(_ database: any DatabaseWriter, _ body: (Database) throws -> T) throws -> T {
+    if let pool = database as? DatabasePool { return try pool.unsafeRead(body) }
+    return try database.writeWithoutTransaction(body)
+  }
+
   /// The row id of `collection`, or `noSuchCollection`.
   func collectionID(_ collection: String, _ db: Database) throws -> Int64 {
     guard
@@ -134,7 +143,7 @@ public final class KeychainStore: Sendable {
 
   /// Whether a collection named `name` exists; reads no label, so it is cheap on every request.
   public func hasCollection(_ name: String) throws -> Bool {
-    try database(for: name).read { db in
+    try lookup(database(for: name)) { db in
       try Int64.fetchOne(
         db.cachedStatement(sql: "SELECT id FROM collection WHERE name = ?"), arguments: [name])
         != nil
