@@ -11,6 +11,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .executable(name: "keychaind", targets: ["keychaind"]),
+    .executable(name: "keychain-load", targets: ["keychain-load"]),
     .library(name: "KeychainDBus", targets: ["KeychainDBus"]),
     .library(name: "KeychainCrypto", targets: ["KeychainCrypto"]),
     .library(name: "KeychainCore", targets: ["KeychainCore"]),
@@ -75,6 +76,14 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
 
+    // Drives any Secret Service provider on the session bus, timing and checking every call.
+    .executableTarget(
+      name: "keychain-load",
+      dependencies: [
+        "KeychainDBus", "KeychainCrypto", "SecretServiceProtocol",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
+
     // Test support: private dbus-daemon, child processes, temp dirs. Never linked into products.
     .target(name: "KeychainTesting", dependencies: ["KeychainDBus", "CKeychainProcess"]),
 
@@ -93,7 +102,8 @@ let package = Package(
     .testTarget(
       name: "KeychaindTests",
       dependencies: [
-        "keychaind", "KeychainTesting", "KeychainDBus", "KeychainStore", "SecretServiceServer",
+        "keychaind", "keychain-load", "KeychainTesting", "KeychainDBus", "KeychainStore",
+        "SecretServiceServer",
         "SecretServiceProtocol", "KeychainCrypto", .product(name: "Logging", package: "swift-log"),
       ]),
   ],

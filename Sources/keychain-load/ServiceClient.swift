@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+
+import KeychainCrypto
+import KeychainDBus
+import SecretServiceProtocol
+
+/// A wrong answer from the provider: the run stops with it.
+struct WrongAnswer: Error, CustomStringConvertible {
+  let description: String
+}
+
+/// The calls the load generator makes, each checking what comes back.
+struct ServiceClient {
+  let connection: Connection
+  let collection: ObjectPath
+  static let service: ObjectPath = "/org/freedesktop/secrets"
+
+  struct Session {
+    let path: ObjectPath
+    let cipher: SessionCipher
+  }
+
+  private func call(
+    _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ body: [DBusValue] = []
+  ) async throws -> [DBusValue] {
+    try await connection.call(
+      .methodCall(
+        destination: SecretService.busName, path: path, interface: interface, member: member,
+        body: body)
+    ).body
+  }
+
+  func ping() async throws {
+    _ = try await call(Self.service, .peer, "Ping")
+  }
+
+  func openSession(_ algorithm: SessionAlgorithm) async throws -> Session {
+    let client = try SessionNegotiation.Client(algorithm)
+    let reply = try await call(
+      Self.service, SecretService.serviceInterface, "OpenSession",
+      [.string(algorithm.rawValue), .variant(client.input)])
+    guard reply.count == 2, case .variant(let output) = reply[0], let path = reply[1].objectPath
+    else { throw WrongAnswer(description: "OpenSession answered \(reply)") }
+    return Session(path: path, cipher: try client.finish(output: output))
+  }
+
+  func close(_ session: ObjectPath) async throws {
+    _ = try await call(session, SecretService.sessionInterface, "Close")
+  }
+
+  static func attributes(index: Int, run: String) -> [String: String] {
+    ["keychain-load": run, "n": String(index), "kind": "load"]
+  }
+
+  static func secret(index: Int, run: String) -> [UInt8] {
+    Array("secret \(index) of \(run)".utf8)
+  }
+
+  func createItem(index: Int, run: String, session: Session) async throws -> ObjectPath {
+    let (parameters, value) = try session.cipher.encrypt(
+      SecureBytes(copying: Self.secret(index: index, run: run)))
+    let properties: [String: DBusValue] = [
+      "org.freedesktop.Secret.Item.Label": .string("load item \(index)"),
+      "org.freedesktop.Secret.Item.Attributes": Self.attributes(index: index, run: run).dbusValue,
+    ]
+    let secret = Secret(
+      session: session.path, parameters: parameters, value: value, contentType: "text/plain")
+    let reply = try await call(
+      collection, SecretService.collectionInterface, "CreateItem",
+      [properties.dbusValue, secret.dbusValue, .boolean(false)])
+    guard reply.count == 2, let item = reply[0].objectPath, item.rawValue.count > 1,
+      reply[1].objectPath?.rawValue == "/"
+    else { throw WrongAnswer(description: "CreateItem answered \(reply) (collection locked?)") }
+    return item
+  }
+
+  /// SearchItems for item `index` (-1: one that does not exist) must find exactly `found`.
+  func expectSearch(run: String, index: Int, found: [ObjectPath]) async throws {
+    var attributes = Self.attributes(index: index, run: run)
+    if index < 0 { attributes["n"] = "none" }
+    let reply = try await call(
+      Self.service, SecretService.serviceInterface, "SearchItems", [attributes.dbusValue])
+    let unlocked = try [ObjectPath](dbusValue: reply[0])
+    let locked = try [ObjectPath](dbusValue: reply[1])
+    guard unlocked == found, locked.isEmpty else {
+      throw WrongAnswer(description: "SearchItems for \(index) found \(unlocked) / \(locked)")
+    }
+  }
+
+  func expectSecret(_ item: ObjectPath, index: Int, run: String, session: Session) async throws {
+    let reply = try await call(
+      item, SecretService.itemInterface, "GetSecret", [.objectPath(session.path)])
+    try check(try Secret(dbusValue: reply[0]), index: index, run: run, session: session)
+  }
+
+  func expectSecrets(_ items: [ObjectPath], _ indexes: [Int], run: String, session: Session)
+    async throws
+  {
+    let reply = try await call(
+      Self.service, SecretService.serviceInterface, "GetSecrets",
+      [items.dbusValue, .objectPath(session.path)])
+    let secrets = try [ObjectPath: Secret](dbusValue: reply[0])
+    guard secrets.count == Set(items).count else {
+      throw WrongAnswer(description: "GetSecrets returned \(secrets.count) of \(items.count)")
+    }
+    for (item, index) in zip(items, indexes) {
+      guard let secret = secrets[item] else {
+        throw WrongAnswer(description: "no secret for \(item)")
+      }
+      try check(secret, index: index, run: run, session: session)
+    }
+  }
+
+  private func check(_ secret: Secret, index: Int, run: String, session: Session) throws {
+    let plain = try session.cipher.decrypt(parameters: secret.parameters, value: secret.value)
+    guard plain == SecureBytes(copying: Self.secret(index: index, run: run)) else {
+      throw WrongAnswer(description: "the secret of item \(index) came back different")
+    }
+  }
+
+  func delete(_ item: ObjectPath) async throws {
+    _ = try await call(item, SecretService.itemInterface, "Delete")
+  }
+}
