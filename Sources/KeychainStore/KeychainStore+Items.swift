@@ -68,6 +68,7 @@ extension KeychainStore {
     _ payload: ItemPayload, digests: [Data], into collection: String, collectionID: Int64,
     key: SecureBytes, stamp: Int64, _ db: Database
   ) throws -> ItemID {
+    if collection == Self.sessionCollection { sessionHasItems.withLock { $0 = true } }
     // The id is part of the associated data, so the row exists before its ciphertext.
     try db.execute(
       sql: "INSERT INTO item (collectionID, created, modified, sealed) VALUES (?, ?, ?, x'')",

@@ -90,7 +90,7 @@ extension KeychainStore {
     -> (unlocked: [ItemID], locked: [ItemID])
   {
     let wanted = try digests(attributes)
-    let sources = collection.map { [database(for: $0)] } ?? databases
+    let sources = collection.map { [database(for: $0)] } ?? itemDatabases
     let found = try sources.flatMap { source in
       try lookup(source) { db in try matching(wanted, collection: collection, db) }
     }

@@ -42,6 +42,9 @@ public final class KeychainStore: Sendable {
   let now: @Sendable () -> Date
   /// Data keys of unlocked collections, by collection name.
   let unlocked = Mutex<[String: SecureBytes]>([:])
+  /// False until an item is put in the in-memory session collection, so that searches skip
+  /// that database while it is empty, as it usually is (set once, never cleared: a hint).
+  let sessionHasItems = Mutex(false)
 
   /// Opens (or creates) the store in `directory`.
   /// - Parameters:
@@ -97,6 +100,11 @@ public final class KeychainStore: Sendable {
   }
 
   var databases: [any DatabaseWriter] { [persistent, memory] }
+
+  /// The databases that may hold items: the in-memory one only once it has had any.
+  var itemDatabases: [any DatabaseWriter] {
+    sessionHasItems.withLock { $0 } ? [persistent, memory] : [persistent]
+  }
 
   /// A read for one lookup, which needs no snapshot across statements: no BEGIN/COMMIT around
   /// it, and on the in-memory queue no `PRAGMA query_only` toggling. Profiled under a
