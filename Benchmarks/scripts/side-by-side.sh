@@ -29,6 +29,9 @@ run_provider() {  # NAME: starts it on a private bus, runs keychain-load, writes
     fi
     gdbus wait --session --timeout 60 org.freedesktop.secrets
     "$2/keychain-load" --items "$3" --samples "$4" --json > "$5"
+    pid=$(gdbus call --session -d org.freedesktop.DBus -o /org/freedesktop/DBus \
+      -m org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.secrets | grep -o "[0-9]\+" | tail -1)
+    grep -E "^Vm(RSS|HWM):" /proc/$pid/status | awk "{print \$2}" | paste -sd " " > "$5.memory"
     pkill -P $$ keychaind 2>/dev/null || true
     rm -rf "$HOME"
   ' _ "$1" "$bin" "$items" "$samples" "$out/$1.json" 2> >(grep -v "fd limit" >&2)
@@ -45,7 +48,11 @@ python3 - "$out" "${providers[@]}" <<'PY'
 import json, sys
 out, providers = sys.argv[1], sys.argv[2:]
 data = {p: json.load(open(f"{out}/{p}.json")) for p in providers}
-head = "| operation (p50 µs) | " + " | ".join(providers)
+for p in providers:  # VmHWM then VmRSS, in kB, of the provider after the run
+    peak, rss = (int(v) for v in open(f"{out}/{p}.json.memory").read().split())
+    data[p]["resident memory after the run (KiB)"] = {"p50_us": rss}
+    data[p]["peak resident memory (KiB)"] = {"p50_us": peak}
+head = "| operation (p50 µs, memory KiB) | " + " | ".join(providers)
 print(head + (" | gnome-keyring / keychaind |" if len(providers) > 1 else " |"))
 print("| --- " * (len(providers) + 1 + (len(providers) > 1)) + "|")
 for op in data[providers[0]]:
