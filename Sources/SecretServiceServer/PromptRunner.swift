@@ -41,7 +41,12 @@ final class PromptRunner: Sendable {
   /// Waits for its turn, then runs `action`. Cancelling the task closes the dialog.
   func run(_ action: PromptAction) async -> PromptOutcome {
     await queue.acquire()
-    defer { Task { await queue.release() } }
+    let outcome = await runInTurn(action)
+    await queue.release()
+    return outcome
+  }
+
+  private func runInTurn(_ action: PromptAction) async -> PromptOutcome {
     let dismissed = PromptOutcome(dismissed: true, result: action.emptyResult)
     if Task.isCancelled { return dismissed }
     let handle = DialogHandle()
