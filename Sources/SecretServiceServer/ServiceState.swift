@@ -97,26 +97,28 @@ actor ServiceState {
 
   func promptExists(_ id: String) -> Bool { prompts[id] != nil }
 
-  /// Marks the caller's prompt started and returns its action; a prompt runs once.
-  func startPrompt(_ id: String, caller: BusName) throws(DBusError) -> PromptAction {
-    guard var prompt = prompts[id], prompt.owner == caller else {
+  /// The prompt `id` if `caller` made it; any other connection is told it does not exist.
+  private func ownedPrompt(_ id: String, caller: BusName) throws(DBusError) -> Prompt {
+    guard let prompt = prompts[id], prompt.owner == caller else {
       throw DBusError(.noSuchObject, "no such prompt for this connection")
     }
+    return prompt
+  }
+
+  /// Marks the caller's prompt started and returns its action; a prompt runs once.
+  func startPrompt(_ id: String, caller: BusName) throws(DBusError) -> PromptAction {
+    var prompt = try ownedPrompt(id, caller: caller)
     guard !prompt.started else { throw DBusError(.failed, "the prompt is already running") }
     prompt.started = true
     prompts[id] = prompt
     return prompt.action
   }
 
-  /// Records the task running a prompt; false when the prompt has gone meanwhile (dismissed,
-  /// owner left), and then the task is cancelled here.
-  func attach(_ task: Task<Void, Never>, to id: String) -> Bool {
-    guard prompts[id] != nil else {
-      task.cancel()
-      return false
-    }
+  /// Records the task running a prompt; when the prompt has gone meanwhile (dismissed, owner
+  /// left), the task is cancelled instead.
+  func attach(_ task: Task<Void, Never>, to id: String) {
+    guard prompts[id] != nil else { return task.cancel() }
     prompts[id]?.task = task
-    return true
   }
 
   /// Removes a finished prompt; true when it was still there, so that exactly one of finishing
@@ -127,9 +129,7 @@ actor ServiceState {
 
   /// Removes the caller's prompt and cancels its dialog; returns its action.
   func dismissPrompt(_ id: String, caller: BusName) throws(DBusError) -> PromptAction {
-    guard let prompt = prompts[id], prompt.owner == caller else {
-      throw DBusError(.noSuchObject, "no such prompt for this connection")
-    }
+    let prompt = try ownedPrompt(id, caller: caller)
     prompts[id] = nil
     prompt.task?.cancel()
     return prompt.action

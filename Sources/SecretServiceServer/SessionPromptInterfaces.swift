@@ -61,7 +61,7 @@ struct PromptInterface: DBusInterface {
           SecretService.promptInterface, "Completed", from: path,
           [.boolean(outcome.dismissed), .variant(outcome.result)])
       }
-      _ = await state.attach(task, to: id)
+      await state.attach(task, to: id)
     }
     return []
   }
