@@ -2,7 +2,7 @@
 //
 // Attribute search without plaintext. Each (name, value) pair of an item is indexed as the first
 // 16 bytes of HMAC-SHA256(index key, name NUL value). A search probes how common each of its
-// pairs is (counting at most 257), walks the item ids of the rarest one, and keeps those that
+// pairs is (counting at most 2, then 257), walks the item ids of the rarest one, and keeps those that
 // have every other pair: an exact search with one hit costs a few B-tree lookups at any size.
 
 import Foundation
@@ -31,9 +31,16 @@ public struct ItemID: Hashable, Sendable, Comparable, CustomStringConvertible {
 extension KeychainStore {
   /// The index digest of one attribute pair.
   func digest(_ name: String, _ value: String) throws -> Data {
-    let mac = try HMACSHA256.authenticationCode(
-      key: indexKey, message: Array(name.utf8) + [0] + Array(value.utf8))
-    return mac.withUnsafeBytes { Data($0.prefix(16)) }
+    var name = name
+    var value = value
+    let zero: [UInt8] = [0]
+    return try name.withUTF8 { name in
+      try value.withUTF8 { value in
+        try zero.withUnsafeBytes { zero in
+          Data(try indexMAC.code([UnsafeRawBufferPointer(name), zero, .init(value)], length: 16))
+        }
+      }
+    }
   }
 
   func digests(_ attributes: [String: String]) throws -> [Data] {
@@ -57,18 +64,17 @@ extension KeychainStore {
           """, arguments: StatementArguments(arguments)
       ).map { ItemID(collection: $0[1], id: $0[0]) }
     }
-    var counted: [(digest: Data, count: Int)] = []
-    for digest in Set(digests) {
-      let count =
-        try Int.fetchOne(
-          db.cachedStatement(
-            sql: "SELECT COUNT(*) FROM (SELECT 1 FROM item_digest WHERE digest = ? LIMIT 257)"),
-          arguments: [digest]) ?? 0
-      guard count > 0 else { return [] }
-      counted.append((digest, count))
+    // Probe each pair to 2 first: a pair no item has ends the search, and an exact lookup
+    // usually has a pair only one item has, which then drives it. Only when every pair is
+    // shared are they counted further (to 257) to walk the rarest.
+    let unique = Array(Set(digests))
+    var counted = Array(zip(unique, try itemCounts(unique, limit: 2, db)))
+    if counted.contains(where: { $0.1 == 0 }) { return [] }
+    if !counted.contains(where: { $0.1 == 1 }) {
+      counted = Array(zip(unique, try itemCounts(unique, limit: 257, db)))
     }
-    counted.sort { $0.count < $1.count }
-    let others = counted.dropFirst().map(\.digest)
+    counted.sort { $0.1 < $1.1 }
+    let others = counted.dropFirst().map(\.0)
     let exists = others.map { _ in
       " AND EXISTS (SELECT 1 FROM item_digest o WHERE o.digest = ? AND o.itemID = d.itemID)"
     }
@@ -79,8 +85,22 @@ extension KeychainStore {
           SELECT item.id, collection.name FROM item_digest d
           JOIN item ON item.id = d.itemID JOIN collection ON collection.id = item.collectionID
           WHERE d.digest = ?\(exists.joined())\(filter) ORDER BY item.id DESC
-          """), arguments: StatementArguments([counted[0].digest] + others + arguments)
+          """), arguments: StatementArguments([counted[0].0] + others + arguments)
     ).map { ItemID(collection: $0[1], id: $0[0]) }
+  }
+
+  /// How many items have each pair of `digests`, counting at most `limit`: one statement for
+  /// all of them (its text depends only on how many there are, so it is prepared once).
+  private func itemCounts(_ digests: [Data], limit: Int, _ db: Database) throws -> [Int] {
+    let probe = "(SELECT COUNT(*) FROM (SELECT 1 FROM item_digest WHERE digest = ? LIMIT ?))"
+    let sql = "SELECT " + Array(repeating: probe, count: digests.count).joined(separator: ", ")
+    var arguments: [(any DatabaseValueConvertible)?] = []
+    for digest in digests { arguments += [digest, limit] }
+    guard
+      let row = try Row.fetchOne(
+        db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
+    else { return digests.map { _ in 0 } }
+    return (0..<digests.count).map { row[$0] }
   }
 
   /// Items whose attributes include every pair of `attributes` (exact, case-sensitive), across

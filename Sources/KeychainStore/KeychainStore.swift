@@ -35,8 +35,12 @@ public final class KeychainStore: Sendable {
 
   let directory: String
   let persistent: DatabasePool
+  /// One read-only connection to the same file for single lookups (see `lookup`).
+  let lookupReader: DatabaseQueue
   let memory: DatabaseQueue
   let indexKey: SecureBytes
+  /// HMAC under `indexKey`, set up once: every search and write digests its attributes.
+  let indexMAC: KeyedHMACSHA256
   let metadataKey: SecureBytes
   let kdf: Argon2Parameters
   let now: @Sendable () -> Date
@@ -62,6 +66,7 @@ public final class KeychainStore: Sendable {
     self.kdf = kdf
     self.now = now
     indexKey = try StoreFiles.indexKey(in: directory)
+    indexMAC = try KeyedHMACSHA256(key: indexKey)
     metadataKey = try HKDF.deriveKey(
       inputKey: indexKey, info: Array("keychain-linux collection labels".utf8), length: 32)
 
@@ -85,6 +90,10 @@ public final class KeychainStore: Sendable {
     defer { umask(oldMask) }
     persistent = try DatabasePool(path: path, configuration: configuration)
     try migrator.migrate(persistent)
+    var reader = Configuration()
+    reader.readonly = true
+    reader.busyMode = .timeout(5)
+    lookupReader = try DatabaseQueue(path: path, configuration: reader)
     StoreFiles.restrictDatabaseFiles(in: directory)
 
     memory = try DatabaseQueue(configuration: configuration)
@@ -109,9 +118,12 @@ public final class KeychainStore: Sendable {
   /// A read for one lookup, which needs no snapshot across statements: no BEGIN/COMMIT around
   /// it, and on the in-memory queue no `PRAGMA query_only` toggling. Profiled under a
   /// SearchItems load, those made up a third of the daemon's time, the pragma also having
-  /// SQLite re-prepare every cached statement of that connection on each call.
+  /// SQLite re-prepare every cached statement of that connection on each call. The file's
+  /// lookups go to a read-only connection of their own rather than to the pool, whose every
+  /// read also checks out a connection and runs `PRAGMA schema_version` (another 15 %): the
+  /// schema only changes when the store is opened, before that connection exists.
   func lookup<T>(_ database: any DatabaseWriter, _ body: (Database) throws -> T) throws -> T {
-    if let pool = database as? DatabasePool { return try pool.unsafeRead(body) }
+    if database === persistent { return try lookupReader.unsafeRead(body) }
     return try database.writeWithoutTransaction(body)
   }
 
