@@ -17,20 +17,29 @@ public struct ArgumentDescription: Sendable, Hashable {
 /// A method: its name, inputs and outputs.
 public struct MethodDescription: Sendable, Hashable {
   public var name: MemberName
-  public var inputs: [ArgumentDescription]
-  public var outputs: [ArgumentDescription]
+  public var inputs: [ArgumentDescription] {
+    didSet { inputSignature = Self.signature(of: inputs) }
+  }
+  public var outputs: [ArgumentDescription] {
+    didSet { outputSignature = Self.signature(of: outputs) }
+  }
+  /// The signature the call's arguments must have (kept, as every call is checked against it).
+  public private(set) var inputSignature: String
+  /// The signature the reply must have.
+  public private(set) var outputSignature: String
   public init(
     _ name: MemberName, inputs: [ArgumentDescription] = [], outputs: [ArgumentDescription] = []
   ) {
     self.name = name
     self.inputs = inputs
     self.outputs = outputs
+    inputSignature = Self.signature(of: inputs)
+    outputSignature = Self.signature(of: outputs)
   }
 
-  /// The signature the call's arguments must have.
-  public var inputSignature: String { inputs.map(\.type.signature).joined() }
-  /// The signature the reply must have.
-  public var outputSignature: String { outputs.map(\.type.signature).joined() }
+  private static func signature(of arguments: [ArgumentDescription]) -> String {
+    arguments.map(\.type.signature).joined()
+  }
 }
 
 /// A property: its name, type and whether it can be read and written.

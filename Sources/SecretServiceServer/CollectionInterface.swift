@@ -80,7 +80,7 @@ struct CollectionInterface: DBusInterface {
     {
       attributes["xdg:schema"] = type
     }
-    let cipher = try await state.cipher(secret.session, caller: request.caller)
+    let cipher = try state.sessions.cipher(secret.session, caller: request.caller)
     let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
     let (item, replaced) = try Resolver.mapped {
       try store.createItem(
@@ -150,7 +150,7 @@ struct ItemInterface: DBusInterface {
       return [.objectPath(SecretPath.none)]
     case "GetSecret":
       let session: ObjectPath = try request.argument(0)
-      let cipher = try await state.cipher(session, caller: request.caller)
+      let cipher = try state.sessions.cipher(session, caller: request.caller)
       let (secret, contentType) = try Resolver.mapped { try store.secret(of: item) }
       let (parameters, value) = try cipher.encrypt(secret)
       return [
@@ -159,7 +159,7 @@ struct ItemInterface: DBusInterface {
       ]
     default:  // SetSecret
       let secret: Secret = try request.argument(0)
-      let cipher = try await state.cipher(secret.session, caller: request.caller)
+      let cipher = try state.sessions.cipher(secret.session, caller: request.caller)
       let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
       try Resolver.mapped {
         try store.setSecret(plaintext, contentType: secret.contentType, of: item)

@@ -96,7 +96,7 @@ struct GnomeKeyringInterface: DBusInterface {
   /// The password in secret argument `index`, decrypted with the caller's session.
   private func secret(_ request: MethodRequest, _ index: Int) async throws -> SecureBytes {
     let secret: Secret = try request.argument(index)
-    let cipher = try await state.cipher(secret.session, caller: request.caller)
+    let cipher = try state.sessions.cipher(secret.session, caller: request.caller)
     return try cipher.decrypt(parameters: secret.parameters, value: secret.value)
   }
 }

@@ -25,7 +25,7 @@ struct SecretTree: ObjectTree {
     case .item, .aliasItem:
       return try Resolver.item(parsed, in: store).map { [ItemInterface(state: state, item: $0)] }
     case .session(let id):
-      return await state.sessionExists(id) ? [SessionInterface(state: state, id: id)] : nil
+      return state.sessions.exists(id) ? [SessionInterface(state: state, id: id)] : nil
     case .prompt(let id):
       return await state.promptExists(id)
         ? [PromptInterface(state: state, id: id)] : nil

@@ -10,7 +10,8 @@ struct ServiceInterface: DBusInterface {
   let state: ServiceState
   var store: KeychainStore { state.store }
 
-  let interfaceDescription = InterfaceDescription(
+  // Built once: the object server asks for it on every call.
+  static let description = InterfaceDescription(
     SecretService.serviceInterface,
     methods: [
       MethodDescription(
@@ -45,6 +46,7 @@ struct ServiceInterface: DBusInterface {
       SignalDescription("CollectionDeleted", [.init("collection", .objectPath)]),
       SignalDescription("CollectionChanged", [.init("collection", .objectPath)]),
     ])
+  var interfaceDescription: InterfaceDescription { Self.description }
 
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
     switch request.member.rawValue {
@@ -52,7 +54,7 @@ struct ServiceInterface: DBusInterface {
       let algorithm: String = try request.argument(0)
       let input: DBusValue = try request.argument(1)
       let (output, cipher) = try SessionNegotiation.open(algorithm: algorithm, input: input)
-      let path = await state.openSession(owner: request.caller, cipher: cipher)
+      let path = state.sessions.open(owner: request.caller, cipher: cipher)
       return [.variant(output), .objectPath(path)]
     case "CreateCollection":
       let properties: [String: DBusValue] = try request.argument(0)
@@ -91,7 +93,7 @@ struct ServiceInterface: DBusInterface {
       return [locked.dbusValue, .objectPath(SecretPath.none)]
     case "GetSecrets":
       let items: [ObjectPath] = try request.argument(0)
-      let cipher = try await state.cipher(try request.argument(1), caller: request.caller)
+      let cipher = try state.sessions.cipher(try request.argument(1), caller: request.caller)
       var secrets: [ObjectPath: Secret] = [:]
       for path in items {
         // Locked and missing items are skipped, as gnome-keyring does and libsecret expects.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 //
-// The daemon's per-caller state in one actor: open sessions and pending prompts, each owned by
-// the connection that made it and dropped when that connection leaves the bus. The store holds
-// everything else.
+// The daemon's per-caller state: open sessions (in their own table, see SessionTable) and, in
+// this actor, pending prompts, each owned by the connection that made it and dropped when that
+// connection leaves the bus. The store holds everything else.
 
 import KeychainDBus
 import KeychainStore
@@ -29,11 +29,6 @@ enum PromptAction: Sendable {
 }
 
 actor ServiceState {
-  struct Session {
-    let owner: BusName
-    let cipher: SessionCipher
-  }
-
   struct Prompt {
     let owner: BusName
     let action: PromptAction
@@ -46,7 +41,7 @@ actor ServiceState {
   let store: KeychainStore
   let logger: Logger
   let prompter: PromptRunner
-  private var sessions: [String: Session] = [:]
+  nonisolated let sessions = SessionTable()
   private var prompts: [String: Prompt] = [:]
   private var nextID = 1
 
@@ -59,32 +54,6 @@ actor ServiceState {
   private func makeID(_ prefix: String) -> String {
     defer { nextID += 1 }
     return "\(prefix)\(nextID)"
-  }
-
-  // MARK: Sessions
-
-  func openSession(owner: BusName, cipher: SessionCipher) -> ObjectPath {
-    let id = makeID("s")
-    sessions[id] = Session(owner: owner, cipher: cipher)
-    return SecretPath.session(id).objectPath
-  }
-
-  func sessionExists(_ id: String) -> Bool { sessions[id] != nil }
-
-  /// The cipher of a session the caller owns; `NoSession` for any other path, including a
-  /// session another connection opened.
-  func cipher(_ path: ObjectPath, caller: BusName) throws(DBusError) -> SessionCipher {
-    guard case .session(let id)? = SecretPath(path), let session = sessions[id],
-      session.owner == caller
-    else { throw DBusError(.noSession, "no such session \(path) for this connection") }
-    return session.cipher
-  }
-
-  func closeSession(_ id: String, caller: BusName) throws(DBusError) {
-    guard let session = sessions[id], session.owner == caller else {
-      throw DBusError(.noSession, "no such session for this connection")
-    }
-    sessions[id] = nil
   }
 
   // MARK: Prompts
@@ -139,11 +108,10 @@ actor ServiceState {
 
   /// Forgets everything a departed connection owned.
   func dropPeer(_ peer: BusName) {
-    let before = sessions.count + prompts.count
-    sessions = sessions.filter { $0.value.owner != peer }
+    let before = prompts.count
     for prompt in prompts.values where prompt.owner == peer { prompt.task?.cancel() }
     prompts = prompts.filter { $0.value.owner != peer }
-    let dropped = before - sessions.count - prompts.count
+    let dropped = sessions.drop(peer) + before - prompts.count
     if dropped > 0 { logger.debug("dropped \(dropped) sessions and prompts of \(peer)") }
   }
 

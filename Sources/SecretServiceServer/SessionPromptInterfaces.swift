@@ -8,11 +8,13 @@ struct SessionInterface: DBusInterface {
   let state: ServiceState
   let id: String
 
-  let interfaceDescription = InterfaceDescription(
+  // Built once: the object server asks for it on every call.
+  static let description = InterfaceDescription(
     SecretService.sessionInterface, methods: [MethodDescription("Close")])
+  var interfaceDescription: InterfaceDescription { Self.description }
 
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    try await state.closeSession(id, caller: request.caller)
+    try state.sessions.close(id, caller: request.caller)
     return []
   }
 }
@@ -24,7 +26,8 @@ struct PromptInterface: DBusInterface {
   let state: ServiceState
   let id: String
 
-  let interfaceDescription = InterfaceDescription(
+  // Built once: the object server asks for it on every call.
+  static let description = InterfaceDescription(
     SecretService.promptInterface,
     methods: [
       MethodDescription("Prompt", inputs: [.init("window-id", .string)]),
@@ -33,6 +36,7 @@ struct PromptInterface: DBusInterface {
     signals: [
       SignalDescription("Completed", [.init("dismissed", .boolean), .init("result", .variant)])
     ])
+  var interfaceDescription: InterfaceDescription { Self.description }
 
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
     let path = SecretPath.prompt(id).objectPath
