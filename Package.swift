@@ -80,7 +80,8 @@ let package = Package(
     .executableTarget(
       name: "keychain-load",
       dependencies: [
-        "KeychainDBus", "KeychainCrypto", "SecretServiceProtocol",
+        "KeychainDBus", "KeychainCrypto", "KeychainStore", "SecretServiceProtocol",
+        "CKeychainProcess",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 

@@ -2,64 +2,95 @@
 # SPDX-License-Identifier: MIT
 #
 # keychain-load against keychaind and gnome-keyring in one run, each on a private bus of its
-# own with a throwaway HOME, then a table of the two and their ratio. From the project root:
+# own with a throwaway HOME, then one table of the two and their ratio. From the project root:
 #
-#   swift build -c release && Benchmarks/scripts/side-by-side.sh [ITEMS] [SAMPLES]
+#   make build && Benchmarks/scripts/side-by-side.sh [ITEMS] [SAMPLES] [PROVIDERS]
 #
-# Needs gnome-keyring (apt-get install gnome-keyring) for its column; nothing touches your
-# session bus or home. gnome-keyring rewrites its file per CreateItem: ITEMS=1000 takes ~30 s
-# there, 10000 about 40 minutes.
+# ITEMS (default 1000) are stored through CreateItem up to 2000; above that both stores are
+# seeded in bulk (`keychain-load seed`: gnome-keyring rewrites its file on every CreateItem, so
+# 10000 items through the bus take it ~40 minutes) and CREATES (default 100) CreateItem calls
+# are timed on top.
+# Each provider is also restarted COLD_RUNS times (default 5) to time the cold start to the
+# first secret. PROVIDERS defaults to "keychaind gnome-keyring" (the latter if installed).
+# Nothing touches your session bus or home.
 set -euo pipefail
 items=${1:-1000}
 samples=${2:-500}
+providers=${3:-keychaind $(command -v gnome-keyring-daemon >/dev/null && echo gnome-keyring)}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$root/.build/release
 out=$(mktemp -d)
+export COLD_RUNS=${COLD_RUNS:-5}
 
 run_provider() {  # NAME: starts it on a private bus, runs keychain-load, writes $out/NAME.json
-  dbus-run-session -- bash -c '
+  # The throwaway HOME is set before the bus starts, so that anything the bus activates uses it.
+  local home
+  home=$(mktemp -d)
+  mkdir -p "$home/data" "$home/run" "$home/cache" "$home/config"
+  chmod 700 "$home/run"
+  HOME=$home XDG_DATA_HOME=$home/data XDG_RUNTIME_DIR=$home/run XDG_CACHE_HOME=$home/cache \
+    XDG_CONFIG_HOME=$home/config PINENTRY=none dbus-run-session -- bash -c '
     set -e
-    export HOME=$(mktemp -d) PINENTRY=none
-    export XDG_DATA_HOME=$HOME/data XDG_RUNTIME_DIR=$HOME/run
-    mkdir -p "$XDG_RUNTIME_DIR"; chmod 700 "$XDG_RUNTIME_DIR"
-    if [ "$1" = gnome-keyring ]; then
-      printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
+    provider=$1 bin=$2 items=$3 samples=$4 result=$5
+    if [ "$provider" = gnome-keyring ]; then
+      start="printf pw | exec gnome-keyring-daemon --foreground --unlock --components=secrets"
     else
-      printf pw | "$2/keychaind" --unlock 2>/dev/null &
+      start="printf pw | exec $bin/keychaind --unlock"
     fi
-    gdbus wait --session --timeout 60 org.freedesktop.secrets
-    "$2/keychain-load" --items "$3" --samples "$4" --json > "$5"
+    seeded=()
+    if [ "$items" -gt 2000 ]; then
+      seeded=(--seeded --creates "${CREATES:-100}")
+      if [ "$provider" = gnome-keyring ]; then
+        "$bin/keychain-load" seed gnome-keyring --data-dir "$XDG_DATA_HOME/keyrings" --items "$items"
+        gnome-keyring-daemon --foreground --components=secrets >/dev/null 2>&1 &
+        # (a call before it owns the name would have the bus activate a second one)
+        gdbus wait --session --timeout 600 org.freedesktop.secrets
+        "$bin/keychain-load" set-password --old "" --new pw --items "$items"
+        kill $! && wait $! || true
+      else
+        printf pw | "$bin/keychain-load" seed keychaind --data-dir "$XDG_DATA_HOME/keychaind" --items "$items"
+      fi
+    fi
+    sh -c "$start" >/dev/null 2>&1 &
+    gdbus wait --session --timeout 120 org.freedesktop.secrets
+    "$bin/keychain-load" --items "$items" --samples "$samples" "${seeded[@]}" \
+      --restart "$start" --cold-runs "$COLD_RUNS" --json > "$result"
     pid=$(gdbus call --session -d org.freedesktop.DBus -o /org/freedesktop/DBus \
       -m org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.secrets | grep -o "[0-9]\+" | tail -1)
-    grep -E "^Vm(RSS|HWM):" /proc/$pid/status | awk "{print \$2}" | paste -sd " " > "$5.memory"
-    pkill -P $$ keychaind 2>/dev/null || true
-    rm -rf "$HOME"
+    kill "$pid" 2>/dev/null || true
   ' _ "$1" "$bin" "$items" "$samples" "$out/$1.json" 2> >(grep -v "fd limit" >&2)
+  rm -rf "$home"
 }
 
-providers=(keychaind)
-command -v gnome-keyring-daemon >/dev/null && providers+=(gnome-keyring)
-for provider in "${providers[@]}"; do
+for provider in $providers; do
   echo "== $provider: $items items, $samples samples" >&2
   run_provider "$provider"
 done
 
-python3 - "$out" "${providers[@]}" <<'PY'
+python3 - "$out" $providers <<'PY'
 import json, sys
 out, providers = sys.argv[1], sys.argv[2:]
 data = {p: json.load(open(f"{out}/{p}.json")) for p in providers}
-for p in providers:  # VmHWM then VmRSS, in kB, of the provider after the run
-    peak, rss = (int(v) for v in open(f"{out}/{p}.json.memory").read().split())
-    data[p]["resident memory after the run (KiB)"] = {"p50_us": rss}
-    data[p]["peak resident memory (KiB)"] = {"p50_us": peak}
-head = "| operation (p50 µs, memory KiB) | " + " | ".join(providers)
-print(head + (" | gnome-keyring / keychaind |" if len(providers) > 1 else " |"))
-print("| --- " * (len(providers) + 1 + (len(providers) > 1)) + "|")
+def cell(entry, key):
+    return entry.get(key) if entry else None
+head = "| operation | " + " | ".join(f"{p} p50 µs | {p} CPU µs/call" for p in providers)
+print(head + (" | gnome-keyring / keychaind (p50) |" if len(providers) > 1 else " |"))
+print("| --- " * (1 + 2 * len(providers) + (len(providers) > 1)) + "|")
 for op in data[providers[0]]:
-    values = [data[p].get(op, {}).get("p50_us") for p in providers]
-    row = f"| {op} | " + " | ".join(str(v) for v in values)
+    if op.startswith("memory "):
+        continue
+    values = [cell(data[p].get(op), "p50_us") for p in providers]
+    cpu = [cell(data[p].get(op), "cpu_us") for p in providers]
+    row = f"| {op} | " + " | ".join(f"{v} | {c if c is not None else ''}" for v, c in zip(values, cpu))
     if len(providers) > 1 and values[0] and values[1]:
         row += f" | {values[1] / values[0]:.2f}×"
     print(row + " |")
+print()
+print("| provider memory, KiB (VmRSS / VmHWM) | " + " | ".join(providers) + " |")
+print("| --- " * (1 + len(providers)) + "|")
+for op in data[providers[0]]:
+    if op.startswith("memory "):
+        print(f"| {op[7:]} | " + " | ".join(
+            f"{data[p][op]['rss_kib']} / {data[p][op]['hwm_kib']}" if op in data[p] else "" for p in providers) + " |")
 PY
 rm -rf "$out"

@@ -2,20 +2,38 @@
 
 import Foundation
 
-/// Latencies by operation, in the order operations were first timed.
+/// Latencies by operation, in the order operations were first timed, with the provider's CPU
+/// time per call and its memory at a few moments.
 struct Report {
   private var order: [String] = []
   private var samples: [String: [Duration]] = [:]
+  private var cpu: [String: Double] = [:]
+  private var memory: [(moment: String, resident: Int, peak: Int)] = []
 
   /// Times one call of `operation`.
   mutating func time<T>(_ operation: String, _ body: () async throws -> T) async throws -> T {
     let clock = ContinuousClock()
     let start = clock.now
     let result = try await body()
-    let elapsed = clock.now - start
+    record(operation, clock.now - start)
+    return result
+  }
+
+  /// Adds one measured duration of `operation`.
+  mutating func record(_ operation: String, _ elapsed: Duration) {
     if samples[operation] == nil { order.append(operation) }
     samples[operation, default: []].append(elapsed)
-    return result
+  }
+
+  /// Charges `cpu` microseconds of the provider's time to the calls of `operation` so far.
+  mutating func charge(_ operation: String, cpu total: Double) {
+    let calls = samples[operation]?.count ?? 0
+    if calls > 0 { cpu[operation] = total / Double(calls) }
+  }
+
+  /// Notes the provider's resident and peak memory (KiB) at `moment`.
+  mutating func memory(_ moment: String, _ values: (resident: Int, peak: Int)) {
+    memory.append((moment, values.resident, values.peak))
   }
 
   /// The `fraction` percentile of `operation`, in microseconds.
@@ -31,25 +49,32 @@ struct Report {
 
   func table() -> String {
     var lines = [
-      "| operation | calls | p50 µs | p90 µs | p99 µs | p50 / Ping |",
-      "| --- | --- | --- | --- | --- | --- |",
+      "| operation | calls | p50 µs | p90 µs | p99 µs | p50 / Ping | provider CPU µs/call |",
+      "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for operation in order {
       let p50 = percentile(operation, 0.5)
       lines.append(
         "| \(operation) | \(samples[operation]?.count ?? 0) | \(Int(p50)) | "
           + "\(Int(percentile(operation, 0.9))) | \(Int(percentile(operation, 0.99))) | "
-          + String(format: "%.2f", floor > 0 ? p50 / floor : 0) + " |")
+          + String(format: "%.2f", floor > 0 ? p50 / floor : 0) + " | "
+          + (cpu[operation].map { String(Int($0)) } ?? "") + " |")
     }
+    lines += ["", "| provider memory | VmRSS KiB | VmHWM KiB |", "| --- | --- | --- |"]
+    for entry in memory { lines.append("| \(entry.moment) | \(entry.resident) | \(entry.peak) |") }
     return lines.joined(separator: "\n")
   }
 
   func json() -> String {
-    let entries = order.map { operation in
+    var entries = order.map { operation in
       "  \"\(operation)\": {\"calls\": \(samples[operation]?.count ?? 0), "
         + "\"p50_us\": \(Int(percentile(operation, 0.5))), "
         + "\"p90_us\": \(Int(percentile(operation, 0.9))), "
-        + "\"p99_us\": \(Int(percentile(operation, 0.99)))}"
+        + "\"p99_us\": \(Int(percentile(operation, 0.99)))"
+        + (cpu[operation].map { ", \"cpu_us\": \(Int($0))" } ?? "") + "}"
+    }
+    entries += memory.map { entry in
+      "  \"memory \(entry.moment)\": {\"rss_kib\": \(entry.resident), \"hwm_kib\": \(entry.peak)}"
     }
     return "{\n" + entries.joined(separator: ",\n") + "\n}"
   }

@@ -48,6 +48,11 @@ struct ServiceClient {
     _ = try await call(session, SecretService.sessionInterface, "Close")
   }
 
+  /// The run name of the items `keychain-load seed` stores.
+  static let seedRun = "seed"
+
+  static func label(_ index: Int) -> String { "load item \(index)" }
+
   static func attributes(index: Int, run: String) -> [String: String] {
     ["keychain-load": run, "n": String(index), "kind": "load"]
   }
@@ -60,7 +65,7 @@ struct ServiceClient {
     let (parameters, value) = try session.cipher.encrypt(
       SecureBytes(copying: Self.secret(index: index, run: run)))
     let properties: [String: DBusValue] = [
-      "org.freedesktop.Secret.Item.Label": .string("load item \(index)"),
+      "org.freedesktop.Secret.Item.Label": .string(Self.label(index)),
       "org.freedesktop.Secret.Item.Attributes": Self.attributes(index: index, run: run).dbusValue,
     ]
     let secret = Secret(
@@ -74,17 +79,32 @@ struct ServiceClient {
     return item
   }
 
-  /// SearchItems for item `index` (-1: one that does not exist) must find exactly `found`.
-  func expectSearch(run: String, index: Int, found: [ObjectPath]) async throws {
+  /// SearchItems for item `index` (-1: one that does not exist): the unlocked and locked hits.
+  func search(run: String, index: Int) async throws -> (
+    unlocked: [ObjectPath], locked: [ObjectPath]
+  ) {
     var attributes = Self.attributes(index: index, run: run)
     if index < 0 { attributes["n"] = "none" }
     let reply = try await call(
       Self.service, SecretService.serviceInterface, "SearchItems", [attributes.dbusValue])
-    let unlocked = try [ObjectPath](dbusValue: reply[0])
-    let locked = try [ObjectPath](dbusValue: reply[1])
+    return (try [ObjectPath](dbusValue: reply[0]), try [ObjectPath](dbusValue: reply[1]))
+  }
+
+  /// SearchItems for item `index` (-1: one that does not exist) must find exactly `found`.
+  func expectSearch(run: String, index: Int, found: [ObjectPath]) async throws {
+    let (unlocked, locked) = try await search(run: run, index: index)
     guard unlocked == found, locked.isEmpty else {
       throw WrongAnswer(description: "SearchItems for \(index) found \(unlocked) / \(locked)")
     }
+  }
+
+  /// The one unlocked item SearchItems finds for `index`.
+  func find(run: String, index: Int) async throws -> ObjectPath {
+    let (unlocked, locked) = try await search(run: run, index: index)
+    guard unlocked.count == 1, locked.isEmpty else {
+      throw WrongAnswer(description: "SearchItems for \(index) found \(unlocked) / \(locked)")
+    }
+    return unlocked[0]
   }
 
   func expectSecret(_ item: ObjectPath, index: Int, run: String, session: Session) async throws {
@@ -116,6 +136,35 @@ struct ServiceClient {
     guard plain == SecureBytes(copying: Self.secret(index: index, run: run)) else {
       throw WrongAnswer(description: "the secret of item \(index) came back different")
     }
+  }
+
+  func property(_ path: ObjectPath, _ interface: InterfaceName, _ name: String) async throws
+    -> DBusValue
+  {
+    let reply = try await call(
+      path, .properties, "Get", [.string(interface.rawValue), .string(name)])
+    guard case .variant(let value)? = reply.first else {
+      throw WrongAnswer(description: "Get \(name) answered \(reply)")
+    }
+    return value
+  }
+
+  /// gnome-keyring's UnlockWithMasterPassword or ChangeWithMasterPassword, the passwords sent
+  /// through `session`.
+  func master(
+    _ member: MemberName, _ collection: ObjectPath, _ passwords: [String], session: Session
+  )
+    async throws
+  {
+    let secrets = try passwords.map { password in
+      let (parameters, value) = try session.cipher.encrypt(
+        SecureBytes(copying: Array(password.utf8)))
+      return Secret(
+        session: session.path, parameters: parameters, value: value, contentType: "text/plain")
+    }
+    _ = try await call(
+      Self.service, SecretService.gnomeInternalInterface, member,
+      [.objectPath(collection)] + secrets.map(\.dbusValue))
   }
 
   func delete(_ item: ObjectPath) async throws {
