@@ -85,8 +85,20 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
+    // The full crash-safety run (the tests run a short one); not a product.
+    .executableTarget(
+      name: "keychain-crash",
+      dependencies: [
+        "KeychainTesting", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
+
     // Test support: private dbus-daemon, child processes, temp dirs. Never linked into products.
-    .target(name: "KeychainTesting", dependencies: ["KeychainDBus", "CKeychainProcess"]),
+    .target(
+      name: "KeychainTesting",
+      dependencies: [
+        "KeychainDBus", "CKeychainProcess", "SecretServiceProtocol",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
 
     .testTarget(
       name: "KeychainDBusTests",
@@ -103,7 +115,8 @@ let package = Package(
     .testTarget(
       name: "KeychaindTests",
       dependencies: [
-        "keychaind", "keychain-load", "KeychainTesting", "KeychainDBus", "KeychainStore",
+        "keychaind", "keychain-load", "keychain-crash", "KeychainTesting", "KeychainDBus",
+        "KeychainStore",
         "SecretServiceServer",
         "SecretServiceProtocol", "KeychainCrypto", .product(name: "Logging", package: "swift-log"),
       ]),

@@ -26,11 +26,13 @@ public final class ChildProcess: @unchecked Sendable {
   ///   - stdinFile, stdoutFile, stderrFile: files for the standard streams (nil: /dev/null,
   ///     except stderr, which is inherited so that a failing daemon's message shows up).
   ///   - pipeStdout: give the child's stdout to `stdoutPipe` instead of a file.
+  ///   - appendOutput: append to the output files rather than truncating them.
   public init(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
     stdinFile: String? = nil, stdoutFile: String? = nil, stderrFile: String? = nil,
-    pipeStdout: Bool = false
+    pipeStdout: Bool = false, appendOutput: Bool = false
   ) throws {
+    let mode = O_WRONLY | O_CREAT | (appendOutput ? O_APPEND : O_TRUNC)
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -43,10 +45,10 @@ public final class ChildProcess: @unchecked Sendable {
       posix_spawn_file_actions_addclose(&actions, pipeFDs[1])
     } else {
       posix_spawn_file_actions_addopen(
-        &actions, 1, stdoutFile ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        &actions, 1, stdoutFile ?? "/dev/null", mode, 0o600)
     }
     if let stderrFile {
-      posix_spawn_file_actions_addopen(&actions, 2, stderrFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+      posix_spawn_file_actions_addopen(&actions, 2, stderrFile, mode, 0o600)
     }
 
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]

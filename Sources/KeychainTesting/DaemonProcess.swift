@@ -2,13 +2,15 @@
 
 import Foundation
 import KeychainDBus
+import Synchronization
 
 /// The real `keychaind` binary on a private bus, with a throwaway home and data directory.
 public final class DaemonProcess: Sendable {
   public let bus: PrivateBus
   public let home: TemporaryDirectory
-  private let process: ChildProcess
-  /// The daemon's stderr, for failure messages.
+  private let process: Mutex<ChildProcess?>
+  private let launch: @Sendable () throws -> ChildProcess
+  /// The daemon's stderr, for failure messages (appended to across restarts).
   public let logPath: String
 
   /// The built `keychaind`, next to the test binary in the build directory.
@@ -45,18 +47,42 @@ public final class DaemonProcess: Sendable {
     var environment = bus.environment(home: home.path)
     environment["PINENTRY"] = pinentry ?? "none"
     environment.merge(extra) { $1 }
-    process = try ChildProcess(
-      Self.executable, (password == nil ? [] : ["--unlock"]) + ["--verbose"] + arguments,
-      environment: environment, stdinFile: input, stderrFile: logPath)
+    let arguments = (password == nil ? [] : ["--unlock"]) + ["--verbose"] + arguments
+    let logPath = logPath
+    launch = { [environment, input] in
+      try ChildProcess(
+        Self.executable, arguments, environment: environment, stdinFile: input,
+        stderrFile: logPath, appendOutput: true)
+    }
+    process = Mutex(nil)
+    try await start()
+  }
+
+  /// Starts the daemon again on the same bus and home (after `kill`), and waits until it owns
+  /// the name.
+  public func start() async throws {
+    let child = try launch()
+    process.withLock { $0 = child }
     let watcher = try await bus.connect()
     for _ in 0..<1500 {  // up to 30 s on a loaded machine
-      if try await watcher.nameOwner("org.freedesktop.secrets") != nil { return }
-      if let status = process.poll() {
+      if try await watcher.nameOwner("org.freedesktop.secrets") != nil {
+        await watcher.close()
+        return
+      }
+      if let status = child.poll() {
         throw TestingError("keychaind exited with \(status): \(log)")
       }
       try await Task.sleep(for: .milliseconds(20))
     }
     throw TestingError("keychaind did not take org.freedesktop.secrets: \(log)")
+  }
+
+  /// Sends `signal` (SIGKILL: a crash) and waits until the process is gone.
+  @discardableResult
+  public func kill(with signal: Int32 = SIGKILL) -> Int32? {
+    guard let child = process.withLock({ $0 }) else { return nil }
+    child.signal(signal)
+    return child.wait(timeout: .seconds(30))
   }
 
   /// What the daemon logged so far.
@@ -74,11 +100,12 @@ public final class DaemonProcess: Sendable {
   }
 
   /// Whether the daemon is still running.
-  public var isRunning: Bool { process.poll() == nil }
+  public var isRunning: Bool { process.withLock { $0?.poll() == nil } }
 
   /// Sends SIGTERM and waits for the exit code.
   public func terminate() -> Int32? {
-    process.signal(SIGTERM)
-    return process.wait(timeout: .seconds(10))
+    guard let child = process.withLock({ $0 }) else { return nil }
+    child.signal(SIGTERM)
+    return child.wait(timeout: .seconds(10))
   }
 }

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+//
+// One writer of the crash harness and what it knows the store must hold: its items by key, and
+// the one call it had in flight when the daemon died.
+
+import KeychainDBus
+import SecretServiceProtocol
+
+struct CrashWriter: Sendable {
+  enum Call: Sendable {
+    case create(key: Int, secret: [UInt8])
+    case set(key: Int, secret: [UInt8])
+    case delete(key: Int)
+
+    var key: Int {
+      switch self {
+      case .create(let key, _), .set(let key, _), .delete(let key): key
+      }
+    }
+    /// The key's secret if this call happened (nil: deleted).
+    var after: [UInt8]? {
+      switch self {
+      case .create(_, let secret), .set(_, let secret): secret
+      case .delete: nil
+      }
+    }
+  }
+
+  let writer: Int
+  let run: String
+  /// Secrets by key: what every acknowledged call left.
+  private(set) var items: [Int: [UInt8]] = [:]
+  private var paths: [Int: ObjectPath] = [:]
+  private var nextKey = 0
+  private var version = 0
+  private(set) var acknowledged = 0
+  private(set) var pending: Call?
+
+  init(writer: Int, run: String) {
+    self.writer = writer
+    self.run = run
+  }
+
+  private func attributes(_ key: Int) -> [String: String] {
+    ["crash-harness": run, "writer": String(writer), "key": String(key)]
+  }
+
+  private static func call(
+    _ connection: Connection, _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName,
+    _ body: [DBusValue] = []
+  ) async throws -> [DBusValue] {
+    try await connection.call(
+      .methodCall(
+        destination: SecretService.busName, path: path, interface: interface, member: member,
+        body: body)
+    ).body
+  }
+
+  static func openSession(_ connection: Connection) async throws -> ObjectPath {
+    let reply = try await call(
+      connection, "/org/freedesktop/secrets", SecretService.serviceInterface, "OpenSession",
+      [.string("plain"), .variant(.string(""))])
+    guard let path = reply.last?.objectPath else { throw TestingError("OpenSession: \(reply)") }
+    return path
+  }
+
+  /// Writes until a call fails (the daemon was killed); that call stays `pending`.
+  mutating func write(through connection: Connection) async throws {
+    defer { Task { [connection] in await connection.close() } }
+    guard let session = try? await Self.openSession(connection) else { return }
+    while true {
+      version += 1
+      let secret = Array("writer \(writer) version \(version) of \(run)".utf8)
+      let roll = Int.random(in: 0..<10)
+      let call: Call
+      if let key = items.keys.randomElement(), roll >= 5 {
+        call = roll < 8 ? .set(key: key, secret: secret) : .delete(key: key)
+      } else {
+        nextKey += 1
+        call = .create(key: nextKey, secret: secret)
+      }
+      pending = call
+      do {
+        try await perform(call, connection, session)
+      } catch {
+        return
+      }
+      pending = nil
+      acknowledged += 1
+      items[call.key] = call.after
+    }
+  }
+
+  private mutating func perform(_ call: Call, _ connection: Connection, _ session: ObjectPath)
+    async throws
+  {
+    switch call {
+    case .create(let key, let secret):
+      let properties: [String: DBusValue] = [
+        "org.freedesktop.Secret.Item.Label": .string("crash \(writer)/\(key)"),
+        "org.freedesktop.Secret.Item.Attributes": attributes(key).dbusValue,
+      ]
+      let reply = try await Self.call(
+        connection, "/org/freedesktop/secrets/aliases/default", SecretService.collectionInterface,
+        "CreateItem", [properties.dbusValue, wrap(secret, session), .boolean(false)])
+      guard let path = reply.first?.objectPath else { throw TestingError("CreateItem: \(reply)") }
+      paths[key] = path
+    case .set(let key, let secret):
+      _ = try await Self.call(
+        connection, paths[key]!, SecretService.itemInterface, "SetSecret",
+        [wrap(secret, session)])
+    case .delete(let key):
+      _ = try await Self.call(connection, paths[key]!, SecretService.itemInterface, "Delete")
+      paths[key] = nil
+    }
+  }
+
+  private func wrap(_ secret: [UInt8], _ session: ObjectPath) -> DBusValue {
+    Secret(session: session, parameters: [], value: secret, contentType: "text/plain").dbusValue
+  }
+
+  /// Reads back every item of this writer and compares; then takes what it found as the truth
+  /// (settling the cut-off call) for the next cycle.
+  mutating func verify(through connection: Connection, session: ObjectPath, cycle: Int)
+    async throws
+  {
+    let reply = try await Self.call(
+      connection, "/org/freedesktop/secrets", SecretService.serviceInterface, "SearchItems",
+      [["crash-harness": run, "writer": String(writer)].dbusValue])
+    let unlocked = try [ObjectPath](dbusValue: reply[0])
+    guard try [ObjectPath](dbusValue: reply[1]).isEmpty else {
+      throw TestingError("cycle \(cycle): locked items after the restart")
+    }
+    var found: [Int: [UInt8]] = [:]
+    var foundPaths: [Int: ObjectPath] = [:]
+    for path in unlocked {
+      let attributes = try await Self.call(
+        connection, path, .properties, "Get",
+        [.string(SecretService.itemInterface.rawValue), .string("Attributes")])
+      guard case .variant(let value)? = attributes.first,
+        let key = Int(try [String: String](dbusValue: value)["key"] ?? "")
+      else { throw TestingError("cycle \(cycle): \(path) has no key attribute") }
+      let secret = try Secret(
+        dbusValue: try await Self.call(
+          connection, path, SecretService.itemInterface, "GetSecret", [.objectPath(session)])[0])
+      guard found.updateValue(secret.value, forKey: key) == nil else {
+        throw TestingError("cycle \(cycle): writer \(writer) key \(key) stored twice")
+      }
+      foundPaths[key] = path
+    }
+    for key in Set(items.keys).union(found.keys) where found[key] != items[key] {
+      guard let pending, pending.key == key, found[key] == pending.after else {
+        throw TestingError(
+          "cycle \(cycle): writer \(writer) key \(key): expected \(describe(items[key])), "
+            + "found \(describe(found[key])) (call cut off: \(String(describing: pending)))")
+      }
+    }
+    items = found
+    paths = foundPaths
+    pending = nil
+  }
+
+  private func describe(_ secret: [UInt8]?) -> String {
+    secret.map { "\"\(String(decoding: $0, as: UTF8.self))\"" } ?? "no item"
+  }
+}
