@@ -4,7 +4,6 @@
 // is built here on HMAC, exactly as RFC 5869 §2 describes.
 
 import CKeychainGcrypt
-import Synchronization
 
 /// Hash functions and key derivation built on SHA-256.
 public enum SHA256 {
@@ -100,51 +99,3 @@ public enum HKDF {
 }
 
 extension SecureBytes: ByteInput {}
-
-/// HMAC-SHA256 under one fixed key, for many short messages: the key schedule is done once and
-/// the libgcrypt context reset between messages (opening a context per message cost more than
-/// the MAC itself for the store's 16-byte attribute digests). Safe to share between threads.
-public final class KeyedHMACSHA256: Sendable {
-  // The handle is only touched under the lock; libgcrypt contexts are not thread-safe.
-  private let handle: Mutex<HandleBox>
-
-  private final class HandleBox: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: only used inside `handle`'s lock.
-    let raw: OpaquePointer
-    init(_ raw: OpaquePointer) { self.raw = raw }
-    deinit { gcry_mac_close(raw) }
-  }
-
-  /// A context for `key`; the key is copied into libgcrypt's secure memory.
-  public init(key: SecureBytes) throws {
-    Gcrypt.ensureInitialized()
-    var raw: OpaquePointer?
-    try Gcrypt.check(
-      gcry_mac_open(&raw, Int32(GCRY_MAC_HMAC_SHA256.rawValue), GCRY_MAC_FLAG_SECURE.rawValue, nil))
-    let box = HandleBox(raw!)
-    try key.withUnsafeBytes { k throws in
-      try Gcrypt.check(
-        gcry_mac_setkey(box.raw, k.baseAddress ?? UnsafeRawPointer(bitPattern: 1), k.count))
-    }
-    handle = Mutex(box)
-  }
-
-  /// The first `length` bytes (at most 32) of the MAC of the concatenation of `parts`, in
-  /// ordinary memory: for values that are stored anyway, such as index digests.
-  public func code(_ parts: [UnsafeRawBufferPointer], length: Int = SHA256.byteCount) throws
-    -> [UInt8]
-  {
-    precondition((1...SHA256.byteCount).contains(length))
-    return try handle.withLock { box in
-      // gcry_mac_reset is a macro for this call: back to the state just after setkey.
-      try Gcrypt.check(gcry_mac_ctl(box.raw, Int32(GCRYCTL_RESET.rawValue), nil, 0))
-      for part in parts where part.count > 0 {
-        try Gcrypt.check(gcry_mac_write(box.raw, part.baseAddress, part.count))
-      }
-      var full = [UInt8](repeating: 0, count: SHA256.byteCount)
-      var count = full.count
-      try Gcrypt.check(gcry_mac_read(box.raw, &full, &count))
-      return Array(full.prefix(length))
-    }
-  }
-}

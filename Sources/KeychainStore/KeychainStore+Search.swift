@@ -31,16 +31,9 @@ public struct ItemID: Hashable, Sendable, Comparable, CustomStringConvertible {
 extension KeychainStore {
   /// The index digest of one attribute pair.
   func digest(_ name: String, _ value: String) throws -> Data {
-    var name = name
-    var value = value
-    let zero: [UInt8] = [0]
-    return try name.withUTF8 { name in
-      try value.withUTF8 { value in
-        try zero.withUnsafeBytes { zero in
-          Data(try indexMAC.code([UnsafeRawBufferPointer(name), zero, .init(value)], length: 16))
-        }
-      }
-    }
+    let mac = try HMACSHA256.authenticationCode(
+      key: indexKey, message: Array(name.utf8) + [0] + Array(value.utf8))
+    return mac.withUnsafeBytes { Data($0.prefix(16)) }
   }
 
   func digests(_ attributes: [String: String]) throws -> [Data] {

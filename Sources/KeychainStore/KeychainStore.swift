@@ -39,8 +39,6 @@ public final class KeychainStore: Sendable {
   let lookupReader: DatabaseQueue
   let memory: DatabaseQueue
   let indexKey: SecureBytes
-  /// HMAC under `indexKey`, set up once: every search and write digests its attributes.
-  let indexMAC: KeyedHMACSHA256
   let metadataKey: SecureBytes
   let kdf: Argon2Parameters
   let now: @Sendable () -> Date
@@ -66,7 +64,6 @@ public final class KeychainStore: Sendable {
     self.kdf = kdf
     self.now = now
     indexKey = try StoreFiles.indexKey(in: directory)
-    indexMAC = try KeyedHMACSHA256(key: indexKey)
     metadataKey = try HKDF.deriveKey(
       inputKey: indexKey, info: Array("keychain-linux collection labels".utf8), length: 32)
 
