@@ -26,6 +26,14 @@ let package = Package(
       path: "Benchmarks/DBusBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
     .executableTarget(
+      name: "CryptoBenchmarks",
+      dependencies: [
+        .product(name: "Benchmark", package: "package-benchmark"),
+        .product(name: "KeychainCrypto", package: "keychain-linux"),
+      ],
+      path: "Benchmarks/CryptoBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
+    .executableTarget(
       name: "StoreBenchmarks",
       dependencies: [
         .product(name: "Benchmark", package: "package-benchmark"),
