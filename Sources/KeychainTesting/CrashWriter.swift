@@ -11,17 +11,20 @@ struct CrashWriter: Sendable {
     case create(key: Int, secret: [UInt8])
     case set(key: Int, secret: [UInt8])
     case delete(key: Int)
+    /// SearchItems for the key's attributes, then GetSecret: both checked on the spot.
+    case read(key: Int)
 
     var key: Int {
       switch self {
-      case .create(let key, _), .set(let key, _), .delete(let key): key
+      case .create(let key, _), .set(let key, _), .delete(let key), .read(let key): key
       }
     }
-    /// The key's secret if this call happened (nil: deleted).
+    /// The key's secret if this call happened (nil: deleted; a read changes nothing, so it
+    /// never needs this).
     var after: [UInt8]? {
       switch self {
       case .create(_, let secret), .set(_, let secret): secret
-      case .delete: nil
+      case .delete, .read: nil
       }
     }
   }
@@ -64,17 +67,20 @@ struct CrashWriter: Sendable {
     return path
   }
 
-  /// Writes until a call fails (the daemon was killed); that call stays `pending`.
-  mutating func write(through connection: Connection) async throws {
+  /// Writes (and reads back) until a call fails (the daemon was killed), which stays
+  /// `pending`, or `limit` calls were made. A read that finds something else than expected
+  /// throws: no kill excuses that.
+  mutating func write(through connection: Connection, limit: Int = .max) async throws {
     defer { Task { [connection] in await connection.close() } }
     guard let session = try? await Self.openSession(connection) else { return }
-    while true {
+    for _ in 0..<limit {
       version += 1
       let secret = Array("writer \(writer) version \(version) of \(run)".utf8)
       let roll = Int.random(in: 0..<10)
       let call: Call
-      if let key = items.keys.randomElement(), roll >= 5 {
-        call = roll < 8 ? .set(key: key, secret: secret) : .delete(key: key)
+      if let key = items.keys.randomElement(), roll >= 4 {
+        call =
+          roll < 6 ? .read(key: key) : roll < 8 ? .set(key: key, secret: secret) : .delete(key: key)
       } else {
         nextKey += 1
         call = .create(key: nextKey, secret: secret)
@@ -82,11 +88,14 @@ struct CrashWriter: Sendable {
       pending = call
       do {
         try await perform(call, connection, session)
+      } catch let error as TestingError {
+        throw error
       } catch {
         return
       }
       pending = nil
       acknowledged += 1
+      if case .read = call { continue }
       items[call.key] = call.after
     }
   }
@@ -112,6 +121,20 @@ struct CrashWriter: Sendable {
     case .delete(let key):
       _ = try await Self.call(connection, paths[key]!, SecretService.itemInterface, "Delete")
       paths[key] = nil
+    case .read(let key):
+      let found = try await Self.call(
+        connection, "/org/freedesktop/secrets", SecretService.serviceInterface, "SearchItems",
+        [attributes(key).dbusValue])
+      guard try [ObjectPath](dbusValue: found[0]) == [paths[key]!] else {
+        throw TestingError("writer \(writer) key \(key): SearchItems found \(found)")
+      }
+      let secret = try Secret(
+        dbusValue: try await Self.call(
+          connection, paths[key]!, SecretService.itemInterface, "GetSecret",
+          [.objectPath(session)])[0])
+      guard secret.value == items[key] else {
+        throw TestingError("writer \(writer) key \(key): read \(describe(secret.value))")
+      }
     }
   }
 

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+//
+// Careless and hostile clients against the real daemon: one that leaves in the middle of a
+// call, oversized items, and a flood of calls. The daemon answers what it can with a named
+// error, keeps serving others, and its memory does not grow with the number of calls.
+
+import Foundation
+import KeychainDBus
+import KeychainTesting
+import SecretServiceProtocol
+import Testing
+
+@Suite struct HostileClientTests {
+  private func createItem(_ session: ObjectPath, attributes: [String: String], secret: [UInt8])
+    -> Message
+  {
+    .methodCall(
+      destination: SecretService.busName, path: "/org/freedesktop/secrets/aliases/default",
+      interface: SecretService.collectionInterface, member: "CreateItem",
+      body: [
+        ["org.freedesktop.Secret.Item.Attributes": attributes.dbusValue].dbusValue,
+        Secret(session: session, parameters: [], value: secret, contentType: "text/plain")
+          .dbusValue, .boolean(true),
+      ])
+  }
+
+  private func openSession(_ connection: Connection) async throws -> ObjectPath {
+    try await connection.call(
+      .methodCall(
+        destination: SecretService.busName, path: "/org/freedesktop/secrets",
+        interface: SecretService.serviceInterface, member: "OpenSession",
+        body: [.string("plain"), .variant(.string(""))])
+    ).body[1].objectPath!
+  }
+
+  private func residentKiB(_ daemon: DaemonProcess) async throws -> Int {
+    let connection = try await daemon.bus.connect()
+    let pid = try #require(try await connection.credentials(of: SecretService.busName).pid)
+    await connection.close()
+    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+    let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+  }
+
+  @Test func oversizedItemsGetNamedErrorsAndLeavingMidCallHarmsNobody() async throws {
+    let daemon = try await DaemonProcess()
+    let client = try await daemon.bus.connect()
+    let session = try await openSession(client)
+    // 10,000 attributes: over the limit, refused by name.
+    let many = Dictionary(uniqueKeysWithValues: (0..<10_000).map { ("a\($0)", "v\($0)") })
+    let refused = await #expect(throws: DBusError.self) {
+      try await client.call(createItem(session, attributes: many, secret: [1]))
+    }
+    #expect(refused?.name == .limitsExceeded)
+    // A 10 MiB secret is within the limit and comes back whole.
+    let big = [UInt8](repeating: 0x5a, count: 10 << 20)
+    _ = try await client.call(createItem(session, attributes: ["big": "1"], secret: big))
+    // A client that sends a big call and leaves without waiting for the answer.
+    let leaver = try await daemon.bus.connect()
+    let leaverSession = try await openSession(leaver)
+    _ = try await leaver.send(createItem(leaverSession, attributes: ["left": "1"], secret: big))
+    await leaver.close()
+    // Everyone else is still served, and the big secret is intact.
+    let found = try await client.call(
+      .methodCall(
+        destination: SecretService.busName, path: "/org/freedesktop/secrets",
+        interface: SecretService.serviceInterface, member: "SearchItems",
+        body: [["big": "1"].dbusValue]))
+    let item = try #require(try [ObjectPath](dbusValue: found.body[0]).first)
+    let secret = try Secret(
+      dbusValue: try await client.call(
+        .methodCall(
+          destination: SecretService.busName, path: item, interface: SecretService.itemInterface,
+          member: "GetSecret", body: [.objectPath(session)])
+      ).body[0])
+    #expect(secret.value == big)
+    #expect(daemon.isRunning)
+    _ = daemon.terminate()
+  }
+
+  @Test func aFloodOfCallsDoesNotGrowMemory() async throws {
+    let daemon = try await DaemonProcess()
+    let flood: @Sendable (Connection) async throws -> Void = { connection in
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for index in 0..<4_000 {
+          group.addTask {
+            _ = try? await connection.call(
+              .methodCall(
+                destination: SecretService.busName, path: "/org/freedesktop/secrets",
+                interface: SecretService.serviceInterface, member: "SearchItems",
+                body: [["flood": String(index)].dbusValue]))
+          }
+        }
+        try await group.waitForAll()
+      }
+    }
+    // The first flood warms every cache and pool; a leak shows as growth over the next two.
+    let client = try await daemon.bus.connect()
+    try await flood(client)
+    let warmed = try await residentKiB(daemon)
+    try await flood(client)
+    try await flood(client)
+    let after = try await residentKiB(daemon)
+    #expect(after - warmed < 8 * 1024, "grew from \(warmed) to \(after) KiB over 8,000 calls")
+    #expect(daemon.isRunning)
+    _ = daemon.terminate()
+  }
+}
