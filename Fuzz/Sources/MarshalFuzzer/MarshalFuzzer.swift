@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+//
+// Any bytes: what libdbus accepts as a message must decode without a crash, re-encode, and
+// decode again to the same message (the encoder may refuse only what it documents: limits).
+
+import KeychainDBus
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func marshalFuzzer(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+  let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+  guard let message = try? WireFormat.demarshal(bytes) else { return 0 }
+  let again: [UInt8]
+  do {
+    again = try WireFormat.marshal(message)
+  } catch {
+    return 0  // refused by name (a limit, a header the encoder does not send): not a crash
+  }
+  guard let back = try? WireFormat.demarshal(again) else {
+    fatalError("our own encoding of a valid message does not parse")
+  }
+  // Compared as bytes: a NaN double is not == to itself, but its bits must come back.
+  guard let third = try? WireFormat.marshal(back) else {
+    fatalError("a message we decoded from our own encoding cannot be encoded again")
+  }
+  precondition(third == again, "the message changed on the way through")
+  return 0
+}
+
+// SwiftPM links an executable target's entry point as `MarshalFuzzer_main`; libFuzzer's own driver
+// runs from it (libFuzzer's `main` is not the one SwiftPM picks).
+@_silgen_name("LLVMFuzzerRunDriver")
+private func runDriver(
+  _ argc: UnsafeMutablePointer<Int32>,
+  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+  _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
+
+@_cdecl("MarshalFuzzer_main")
+func fuzzerMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?)
+  -> Int32
+{
+  var count = argc
+  var arguments = argv
+  return runDriver(&count, &arguments) { data, size in
+    marshalFuzzer(data ?? UnsafePointer(bitPattern: 1)!, size)
+  }
+}
