@@ -8,7 +8,7 @@ CONFIG ?= release
 # Swift is installed, starts faster and stays smaller (24.6 MB resident, 30 MB dynamic).
 STATIC ?= --static-swift-stdlib
 
-.PHONY: all build test lint format benchmark clean run install
+.PHONY: all build test lint format benchmark benchmark-baseline benchmark-check clean run install
 
 all: build
 
@@ -27,6 +27,16 @@ format:
 
 benchmark:
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
+
+# Before a change: record where the store and crypto benchmarks stand. After it: compare, and
+# fail on a regression beyond the benchmarks' thresholds.
+benchmark-baseline:
+	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark \
+	  --target StoreBenchmarks --target CryptoBenchmarks baseline update before
+
+benchmark-check:
+	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark \
+	  --target StoreBenchmarks --target CryptoBenchmarks baseline check before
 
 clean:
 	rm -rf .build Benchmarks/.build
