@@ -10,14 +10,15 @@ let package = Package(
   name: "keychain-fuzz",
   dependencies: [.package(name: "keychain-linux", path: "..")],
   targets: [
+    .target(name: "FuzzDriver"),
     // The D-Bus marshaller: bytes → libdbus validation → our decoder → our encoder → again.
     .executableTarget(
       name: "MarshalFuzzer",
-      dependencies: [.product(name: "KeychainDBus", package: "keychain-linux")]),
+      dependencies: ["FuzzDriver", .product(name: "KeychainDBus", package: "keychain-linux")]),
     // The Keychain query parser: a dictionary of kSec keys and values of any type.
     .executableTarget(
       name: "QueryFuzzer",
-      dependencies: [.product(name: "KeychainCore", package: "keychain-linux")]),
+      dependencies: ["FuzzDriver", .product(name: "KeychainCore", package: "keychain-linux")]),
   ],
   swiftLanguageModes: [.v6]
 )

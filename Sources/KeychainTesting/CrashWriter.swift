@@ -48,20 +48,9 @@ struct CrashWriter: Sendable {
     ["crash-harness": run, "writer": String(writer), "key": String(key)]
   }
 
-  private static func call(
-    _ connection: Connection, _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName,
-    _ body: [DBusValue] = []
-  ) async throws -> [DBusValue] {
-    try await connection.call(
-      .methodCall(
-        destination: SecretService.busName, path: path, interface: interface, member: member,
-        body: body)
-    ).body
-  }
-
   static func openSession(_ connection: Connection) async throws -> ObjectPath {
-    let reply = try await call(
-      connection, "/org/freedesktop/secrets", SecretService.serviceInterface, "OpenSession",
+    let reply = try await connection.callSecretService(
+      "/org/freedesktop/secrets", SecretService.serviceInterface, "OpenSession",
       [.string("plain"), .variant(.string(""))])
     guard let path = reply.last?.objectPath else { throw TestingError("OpenSession: \(reply)") }
     return path
@@ -109,28 +98,28 @@ struct CrashWriter: Sendable {
         "org.freedesktop.Secret.Item.Label": .string("crash \(writer)/\(key)"),
         "org.freedesktop.Secret.Item.Attributes": attributes(key).dbusValue,
       ]
-      let reply = try await Self.call(
-        connection, "/org/freedesktop/secrets/aliases/default", SecretService.collectionInterface,
+      let reply = try await connection.callSecretService(
+        "/org/freedesktop/secrets/aliases/default", SecretService.collectionInterface,
         "CreateItem", [properties.dbusValue, wrap(secret, session), .boolean(false)])
       guard let path = reply.first?.objectPath else { throw TestingError("CreateItem: \(reply)") }
       paths[key] = path
     case .set(let key, let secret):
-      _ = try await Self.call(
-        connection, paths[key]!, SecretService.itemInterface, "SetSecret",
+      _ = try await connection.callSecretService(
+        paths[key]!, SecretService.itemInterface, "SetSecret",
         [wrap(secret, session)])
     case .delete(let key):
-      _ = try await Self.call(connection, paths[key]!, SecretService.itemInterface, "Delete")
+      _ = try await connection.callSecretService(paths[key]!, SecretService.itemInterface, "Delete")
       paths[key] = nil
     case .read(let key):
-      let found = try await Self.call(
-        connection, "/org/freedesktop/secrets", SecretService.serviceInterface, "SearchItems",
+      let found = try await connection.callSecretService(
+        "/org/freedesktop/secrets", SecretService.serviceInterface, "SearchItems",
         [attributes(key).dbusValue])
       guard try [ObjectPath](dbusValue: found[0]) == [paths[key]!] else {
         throw TestingError("writer \(writer) key \(key): SearchItems found \(found)")
       }
       let secret = try Secret(
-        dbusValue: try await Self.call(
-          connection, paths[key]!, SecretService.itemInterface, "GetSecret",
+        dbusValue: try await connection.callSecretService(
+          paths[key]!, SecretService.itemInterface, "GetSecret",
           [.objectPath(session)])[0])
       guard secret.value == items[key] else {
         throw TestingError("writer \(writer) key \(key): read \(describe(secret.value))")
@@ -147,8 +136,8 @@ struct CrashWriter: Sendable {
   mutating func verify(through connection: Connection, session: ObjectPath, cycle: Int)
     async throws
   {
-    let reply = try await Self.call(
-      connection, "/org/freedesktop/secrets", SecretService.serviceInterface, "SearchItems",
+    let reply = try await connection.callSecretService(
+      "/org/freedesktop/secrets", SecretService.serviceInterface, "SearchItems",
       [["crash-harness": run, "writer": String(writer)].dbusValue])
     let unlocked = try [ObjectPath](dbusValue: reply[0])
     guard try [ObjectPath](dbusValue: reply[1]).isEmpty else {
@@ -157,15 +146,15 @@ struct CrashWriter: Sendable {
     var found: [Int: [UInt8]] = [:]
     var foundPaths: [Int: ObjectPath] = [:]
     for path in unlocked {
-      let attributes = try await Self.call(
-        connection, path, .properties, "Get",
+      let attributes = try await connection.callSecretService(
+        path, .properties, "Get",
         [.string(SecretService.itemInterface.rawValue), .string("Attributes")])
       guard case .variant(let value)? = attributes.first,
         let key = Int(try [String: String](dbusValue: value)["key"] ?? "")
       else { throw TestingError("cycle \(cycle): \(path) has no key attribute") }
       let secret = try Secret(
-        dbusValue: try await Self.call(
-          connection, path, SecretService.itemInterface, "GetSecret", [.objectPath(session)])[0])
+        dbusValue: try await connection.callSecretService(
+          path, SecretService.itemInterface, "GetSecret", [.objectPath(session)])[0])
       guard found.updateValue(secret.value, forKey: key) == nil else {
         throw TestingError("cycle \(cycle): writer \(writer) key \(key) stored twice")
       }

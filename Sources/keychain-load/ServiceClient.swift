@@ -23,11 +23,7 @@ struct ServiceClient {
   private func call(
     _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ body: [DBusValue] = []
   ) async throws -> [DBusValue] {
-    try await connection.call(
-      .methodCall(
-        destination: SecretService.busName, path: path, interface: interface, member: member,
-        body: body)
-    ).body
+    try await connection.callSecretService(path, interface, member, body)
   }
 
   func ping() async throws {

@@ -19,11 +19,25 @@ import Testing
     _ connection: Connection, _ path: String, _ interface: InterfaceName, _ member: MemberName,
     _ body: [DBusValue] = []
   ) async throws -> [DBusValue] {
-    try await connection.call(
-      .methodCall(
-        destination: SecretService.busName, path: try ObjectPath(path), interface: interface,
-        member: member, body: body)
-    ).body
+    try await connection.callSecretService(try ObjectPath(path), interface, member, body)
+  }
+
+  private func openSession(_ connection: Connection) async throws -> ObjectPath {
+    try await call(
+      connection, Self.base, SecretService.serviceInterface, "OpenSession",
+      [.string("plain"), .variant(.string(""))])[1].objectPath!
+  }
+
+  /// A collection made with gnome-keyring's CreateWithMasterPassword (no prompt needed).
+  private func createCollection(
+    _ connection: Connection, _ session: ObjectPath, label: String, password: String
+  ) async throws -> ObjectPath {
+    try await call(
+      connection, Self.base, SecretService.gnomeInternalInterface, "CreateWithMasterPassword",
+      [
+        ["org.freedesktop.Secret.Collection.Label": DBusValue.string(label)].dbusValue,
+        secret(session, password),
+      ])[0].objectPath!
   }
 
   private func secret(_ session: ObjectPath, _ text: String) -> DBusValue {
@@ -39,15 +53,9 @@ import Testing
 
     // A canary the calls cannot name: its own collection and item, paths kept out of the pool.
     let keeper = try await daemon.bus.connect()
-    let keeperSession = try await call(
-      keeper, Self.base, SecretService.serviceInterface, "OpenSession",
-      [.string("plain"), .variant(.string(""))])[1].objectPath!
-    let canary = try await call(
-      keeper, Self.base, SecretService.gnomeInternalInterface, "CreateWithMasterPassword",
-      [
-        ["org.freedesktop.Secret.Collection.Label": DBusValue.string("canary")].dbusValue,
-        secret(keeperSession, "canary password"),
-      ])[0].objectPath!
+    let keeperSession = try await openSession(keeper)
+    let canary = try await createCollection(
+      keeper, keeperSession, label: "canary", password: "canary password")
     let canaryItem = try await call(
       keeper, canary.rawValue, SecretService.collectionInterface, "CreateItem",
       [
@@ -57,15 +65,8 @@ import Testing
 
     // Another connection's session and prompt, for the calls to try to use.
     let other = try await daemon.bus.connect()
-    let otherSession = try await call(
-      other, Self.base, SecretService.serviceInterface, "OpenSession",
-      [.string("plain"), .variant(.string(""))])[1].objectPath!
-    let locked = try await call(
-      other, Self.base, SecretService.gnomeInternalInterface, "CreateWithMasterPassword",
-      [
-        ["org.freedesktop.Secret.Collection.Label": DBusValue.string("locked")].dbusValue,
-        secret(otherSession, "pw"),
-      ])[0].objectPath!
+    let otherSession = try await openSession(other)
+    let locked = try await createCollection(other, otherSession, label: "locked", password: "pw")
     _ = try await call(
       other, Self.base, SecretService.serviceInterface, "Lock", [[locked].dbusValue])
     let otherPrompt = try await call(
@@ -73,9 +74,7 @@ import Testing
       .objectPath!
 
     let fuzz = try await daemon.bus.connect()
-    let ownSession = try await call(
-      fuzz, Self.base, SecretService.serviceInterface, "OpenSession",
-      [.string("plain"), .variant(.string(""))])[1].objectPath!
+    let ownSession = try await openSession(fuzz)
     let item = try await call(
       fuzz, Self.base + "/aliases/default", SecretService.collectionInterface, "CreateItem",
       [

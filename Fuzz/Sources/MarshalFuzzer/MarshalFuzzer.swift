@@ -3,6 +3,7 @@
 // Any bytes: what libdbus accepts as a message must decode without a crash, re-encode, and
 // decode again to the same message (the encoder may refuse only what it documents: limits).
 
+import FuzzDriver
 import KeychainDBus
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -26,22 +27,12 @@ public func marshalFuzzer(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   return 0
 }
 
-// SwiftPM links an executable target's entry point as `MarshalFuzzer_main`; libFuzzer's own driver
-// runs from it (libFuzzer's `main` is not the one SwiftPM picks).
-@_silgen_name("LLVMFuzzerRunDriver")
-private func runDriver(
-  _ argc: UnsafeMutablePointer<Int32>,
-  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32
-
+// The entry point SwiftPM links (see FuzzDriver).
 @_cdecl("MarshalFuzzer_main")
 func fuzzerMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?)
   -> Int32
 {
-  var count = argc
-  var arguments = argv
-  return runDriver(&count, &arguments) { data, size in
+  runLibFuzzer(argc, argv) { data, size in
     marshalFuzzer(data ?? UnsafePointer(bitPattern: 1)!, size)
   }
 }

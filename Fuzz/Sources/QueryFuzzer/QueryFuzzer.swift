@@ -5,6 +5,7 @@
 // crashes.
 
 import Foundation
+import FuzzDriver
 import KeychainCore
 
 private let keys: [String] = [
@@ -62,22 +63,11 @@ public func queryFuzzer(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   return 0
 }
 
-// SwiftPM links an executable target's entry point as `QueryFuzzer_main`; libFuzzer's own driver
-// runs from it (libFuzzer's `main` is not the one SwiftPM picks).
-@_silgen_name("LLVMFuzzerRunDriver")
-private func runDriver(
-  _ argc: UnsafeMutablePointer<Int32>,
-  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32
-
+// The entry point SwiftPM links (see FuzzDriver).
 @_cdecl("QueryFuzzer_main")
 func fuzzerMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?)
   -> Int32
 {
-  var count = argc
-  var arguments = argv
-  return runDriver(&count, &arguments) { data, size in
-    queryFuzzer(data ?? UnsafePointer(bitPattern: 1)!, size)
+  runLibFuzzer(argc, argv) { data, size in queryFuzzer(data ?? UnsafePointer(bitPattern: 1)!, size)
   }
 }
