@@ -60,10 +60,7 @@ extension Connection {
     let message = MessageDecoder.decode(pointer)
     // libdbus picked the deepest registration at or above the path; find the same one.
     var path = message.path ?? .root
-    while handlers[path] == nil, path != .root {
-      let parent = path.components.dropLast().joined(separator: "/")
-      path = ObjectPath(unchecked: "/" + parent)
-    }
+    while handlers[path] == nil, path != .root { path = path.parent }
     guard let handler = handlers[path] else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
     handler.handle(message, responder: Responder(connection: self, call: message))
     return DBUS_HANDLER_RESULT_HANDLED

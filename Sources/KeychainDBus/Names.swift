@@ -90,7 +90,16 @@ public struct ObjectPath: ValidatedName {
 
   /// The path's elements: `[]` for `/`, `["org", "freedesktop"]` for `/org/freedesktop`.
   public var components: [Substring] {
-    rawValue.split(separator: "/")
+    // Split as bytes (paths are ASCII): splitting by Character walks grapheme clusters, which
+    // showed up in profiles, as every call's path is split on the way in.
+    rawValue.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) }
+  }
+
+  /// The path one element up; the root is its own parent.
+  public var parent: ObjectPath {
+    guard let slash = rawValue.utf8.lastIndex(of: UInt8(ascii: "/")), slash != rawValue.startIndex
+    else { return .root }
+    return ObjectPath(unchecked: String(rawValue[..<slash]))
   }
 
   /// The path one element deeper. `element` must be a valid path element.

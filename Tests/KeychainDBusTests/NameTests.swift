@@ -99,5 +99,8 @@ import Testing
     #expect(path.isDescendant(of: "/a/b"))
     #expect(!path.isDescendant(of: "/a/bc"))
     #expect(path.components == ["a", "b", "c"])
+    #expect(ObjectPath.root.components.isEmpty)
+    #expect(path.parent == "/a/b" && path.parent.parent.parent == .root)
+    #expect(ObjectPath.root.parent == .root)
   }
 }
