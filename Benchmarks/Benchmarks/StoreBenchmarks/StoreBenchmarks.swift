@@ -106,6 +106,7 @@ let benchmarks: @Sendable () -> Void = {
     "Store unlock, Argon2id t=3 m=64MiB p=4 (N=100000)",
     configuration: .init(
       metrics: [.wallClock, .peakMemoryResident], maxDuration: .seconds(5), maxIterations: 10,
+      thresholds: [.wallClock: .init(relative: [.p50: 25.0])],
       setup: { store = try filledStore(100_000) }, teardown: { store = nil })
   ) { benchmark in
     for _ in benchmark.scaledIterations {
