@@ -11,6 +11,7 @@ import Foundation
 import GRDB
 import KeychainDBus
 import SecretServiceProtocol
+import Synchronization
 
 /// What a crash run did.
 public struct CrashReport: Sendable, CustomStringConvertible {
@@ -43,11 +44,12 @@ public struct CrashHarness: Sendable {
   }
 
   /// Runs the cycles against a fresh daemon; throws at the first difference.
-  /// - Parameter tamper: called after each restart, before the check, with a connection: a
-  ///   test of the harness itself changes the store there and expects the run to fail.
+  /// - Parameter tamper: called after each restart, before the check, with a connection and
+  ///   the paths of items the writers' acknowledged calls left: a test of the harness itself
+  ///   changes the store there and expects the run to fail.
   public func run(
     progress: @Sendable (String) -> Void = { _ in },
-    tamper: @Sendable (Connection) async throws -> Void = { _ in }
+    tamper: @Sendable (Connection, [ObjectPath]) async throws -> Void = { _, _ in }
   ) async throws -> CrashReport {
     let daemon = try await DaemonProcess()
     let run = String(UInt32.random(in: 0...UInt32.max), radix: 16)
@@ -56,15 +58,24 @@ public struct CrashHarness: Sendable {
     for cycle in 1...cycles {
       let started = models
       let bus = daemon.bus
+      let replied = Replied()
       let finished = try await withThrowingTaskGroup(of: CrashWriter.self) { group in
         for model in started {
           group.addTask {
             var model = model
-            try await model.write(through: try await bus.connect())
+            let writer = model.writer
+            try await model.write(
+              through: try await bus.connect(),
+              replied: { replied.writers.withLock { _ = $0.insert(writer) } })
             return model
           }
         }
         try await Task.sleep(for: .milliseconds(Int.random(in: 5...maxRun.milliseconds)))
+        // Never before every writer had a reply: on a loaded machine the kill could otherwise
+        // come before anything was written, and the cycle would check nothing.
+        for _ in 0..<1500 where replied.writers.withLock({ $0.count }) < started.count {
+          try await Task.sleep(for: .milliseconds(20))
+        }
         daemon.kill(with: SIGKILL)
         var finished: [CrashWriter] = []
         for try await model in group { finished.append(model) }
@@ -77,7 +88,7 @@ public struct CrashHarness: Sendable {
       try await daemon.start()
       try Self.checkIntegrity(home: daemon.home.path)
       let client = try await daemon.bus.connect()
-      try await tamper(client)
+      try await tamper(client, finished.flatMap(\.settledPaths))
       let session = try await CrashWriter.openSession(client)
       models = []
       for var model in finished {
@@ -105,6 +116,11 @@ public struct CrashHarness: Sendable {
       throw TestingError("integrity_check after a crash: \(result.joined(separator: "; "))")
     }
   }
+}
+
+/// The writers that got a reply in the current cycle.
+private final class Replied: Sendable {
+  let writers = Mutex(Set<Int>())
 }
 
 extension Duration {

@@ -56,10 +56,18 @@ struct CrashWriter: Sendable {
     return path
   }
 
+  /// Paths of the items whose last call was acknowledged (the cut-off call's item left out):
+  /// each must be found exactly after the next restart.
+  var settledPaths: [ObjectPath] {
+    paths.filter { items[$0.key] != nil && $0.key != pending?.key }.map(\.value)
+  }
+
   /// Writes (and reads back) until a call fails (the daemon was killed), which stays
-  /// `pending`, or `limit` calls were made. A read that finds something else than expected
-  /// throws: no kill excuses that.
-  mutating func write(through connection: Connection, limit: Int = .max) async throws {
+  /// `pending`, or `limit` calls were made; `replied` is called after every reply. A read that
+  /// finds something else than expected throws: no kill excuses that.
+  mutating func write(
+    through connection: Connection, limit: Int = .max, replied: @Sendable () -> Void = {}
+  ) async throws {
     defer { Task { [connection] in await connection.close() } }
     guard let session = try? await Self.openSession(connection) else { return }
     for _ in 0..<limit {
@@ -84,6 +92,7 @@ struct CrashWriter: Sendable {
       }
       pending = nil
       acknowledged += 1
+      replied()
       if case .read = call { continue }
       items[call.key] = call.after
     }
