@@ -105,4 +105,38 @@ import Testing
     #expect(daemon.isRunning)
     _ = daemon.terminate()
   }
+
+  /// A client that writes a SearchItems call whose attribute value is not UTF-8, straight onto
+  /// its socket (libdbus and our encoder refuse to build one). The bus validates messages, so
+  /// the call never reaches keychaind: the client is cut off and everyone else is served.
+  @Test func invalidUTF8NeverReachesTheDaemon() async throws {
+    let daemon = try await DaemonProcess()
+    let script = """
+      import sys
+      from jeepney import new_method_call, DBusAddress, HeaderFields
+      from jeepney.io.blocking import open_dbus_connection
+      conn = open_dbus_connection(bus='SESSION')
+      service = DBusAddress('/org/freedesktop/secrets', bus_name='org.freedesktop.secrets',
+                            interface='org.freedesktop.Secret.Service')
+      message = new_method_call(service, 'SearchItems', 'a{ss}', ({'k': 'XVALUEX'},))
+      data = bytes(message.serialise(serial=99)).replace(b'XVALUEX', b'X\\xff\\xfeLUEX')
+      conn.sock.sendall(data)
+      try:
+          while True:
+              reply = conn.receive(timeout=10)
+              if reply.header.fields.get(HeaderFields.reply_serial) == 99:
+                  print('answered', reply.header.message_type, reply.body)
+                  break
+      except Exception as error:
+          print('cut off', type(error).__name__)
+      """
+    let result = try daemon.run("/usr/bin/python3", ["-c", script])
+    #expect(result.stdout.contains("cut off"), "\(result.stdout) \(result.stderr)")
+    #expect(daemon.isRunning)
+    let stored = try daemon.run(
+      "secret-tool", ["store", "--label=after", "k", "v"], stdin: Array("fine".utf8))
+    #expect(stored.status == 0)
+    #expect(try daemon.run("secret-tool", ["lookup", "k", "v"]).stdout == "fine")
+    _ = daemon.terminate()
+  }
 }
