@@ -4,8 +4,9 @@
 // `kSecMatchLimit` and `kSecMatchCaseInsensitive`, and each item is read through the Keychain
 // view of its Secret Service attributes (see `SecretServiceMapping`).
 //
-// Searches use the attribute index for every exact attribute of the query; label, dates and
-// case-insensitive matching are checked on the decrypted items the index returns.
+// The rules themselves are KeychainCore's `ItemSource` operations; this file gives them the
+// store's items. Searches use the attribute index for every exact attribute of the query;
+// label, dates and case-insensitive matching are checked on the decrypted items it returns.
 
 import Foundation
 import KeychainCore
@@ -47,125 +48,80 @@ extension KeychainStore {
       persistentReference: Self.persistentReference(item))
   }
 
-  /// Matches of `query` among unlocked items, with their ids; throws `errSecItemNotFound` when
-  /// there are none, or `errSecInteractionNotAllowed` when only locked items could match.
-  private func matches(_ query: ItemQuery, data: Bool, limit: Int?) throws -> [(ItemID, FoundItem)]
-  {
-    var candidates: [ItemID]
-    var locked: [ItemID] = []
-    if let reference = query.persistentReference {
-      guard let item = Self.item(fromPersistentReference: reference), try exists(item) else {
-        throw KeychainStatus.itemNotFound
-      }
-      if isLocked(item.collection) {
-        locked = [item]
-        candidates = []
-      } else {
-        candidates = [item]
-      }
-    } else {
-      (candidates, locked) = try searchItems(SecretServiceMapping.searchPairs(for: query))
-    }
-    var results: [(ItemID, FoundItem)] = []
-    for item in candidates {
-      if let limit, results.count >= limit { break }
-      let view = try found(item, data: data)
-      guard view.itemClass == query.itemClass, query.matches(view.attributes) else { continue }
-      results.append((item, view))
-    }
-    guard !results.isEmpty else {
-      throw locked.isEmpty ? KeychainStatus.itemNotFound : KeychainStatus.interactionNotAllowed
-    }
-    return results
+  /// The store's items as an `ItemSource`, new ones going into `collection`.
+  public func items(in collection: String) -> StoreItems {
+    StoreItems(store: self, collection: collection)
   }
 
   /// `SecItemCopyMatching`: the matches, at most as many as the query's limit.
   public func copyMatching(_ query: ItemQuery) throws(KeychainStatus) -> [FoundItem] {
-    try keychainStatus {
-      try matches(
-        query, data: query.returns.contains(.data) || query.returns.contains(.reference),
-        limit: query.matchLimit.maximum
-      ).map(\.1)
-    }
-  }
-
-  /// Whether an unlocked item other than `excluded` has the primary key of `attributes`.
-  private func hasDuplicate(
-    of itemClass: ItemClass, _ attributes: [AttributeKey: AttributeValue],
-    excluding excluded: Set<ItemID>
-  ) throws -> Bool {
-    let key = attributes.filter { itemClass.primaryKey.contains($0.key) }
-    var query = ItemQuery(itemClass: itemClass)
-    query.attributes = key
-    let (candidates, _) = try searchItems(SecretServiceMapping.searchPairs(for: query))
-    for candidate in candidates where !excluded.contains(candidate) {
-      let view = try found(candidate, data: false)
-      // Same class, and every primary-key attribute equal, absent ones included.
-      if view.itemClass == itemClass,
-        view.attributes.filter({ itemClass.primaryKey.contains($0.key) }) == key
-      {
-        return true
-      }
-    }
-    return false
+    try keychainStatus { try items(in: Self.loginCollection).copyMatching(query) }
   }
 
   /// `SecItemAdd` into `collection` (unlocked): `errSecDuplicateItem` if an unlocked item of
   /// the class has the same primary key.
   @discardableResult
   public func add(_ item: NewItem, to collection: String) throws(KeychainStatus) -> FoundItem {
-    try keychainStatus {
-      _ = try dataKey(collection)
-      guard try !hasDuplicate(of: item.itemClass, item.attributes, excluding: []) else {
-        throw KeychainStatus.duplicateItem
-      }
-      let (raw, label) = SecretServiceMapping.secretServiceAttributes(
-        itemClass: item.itemClass, attributes: item.attributes)
-      let secret = SecureBytes(copying: item.data)
-      let (id, _) = try createItem(
-        in: collection, label: label, attributes: raw, secret: secret, replace: false)
-      return try found(id, data: !item.returns.isDisjoint(with: [.data, .reference]))
-    }
+    try keychainStatus { try items(in: collection).add(item) }
   }
 
-  /// `SecItemUpdate`: applies `changes` to every match. A change that would give two items the
-  /// same primary key fails with `errSecDuplicateItem` before anything is written.
+  /// `SecItemUpdate`: applies `changes` to every match.
   public func update(_ query: ItemQuery, _ changes: ItemChanges) throws(KeychainStatus) {
-    try keychainStatus {
-      let targets = try matches(query, data: false, limit: nil)
-      let ids = Set(targets.map(\.0))
-      var attributeChanges = changes.attributes
-      let newLabel = attributeChanges.removeValue(forKey: .label)
-      if !attributeChanges.isEmpty {
-        var seen: Set<[AttributeKey: AttributeValue]> = []
-        for (_, view) in targets {
-          let updated = view.attributes.merging(attributeChanges) { $1 }
-          let key = updated.filter { view.itemClass.primaryKey.contains($0.key) }
-          guard seen.insert(key).inserted,
-            try !hasDuplicate(of: view.itemClass, updated, excluding: ids)
-          else {
-            throw KeychainStatus.duplicateItem
-          }
-        }
-      }
-      // Each item changes in one transaction: attributes, label and data together.
-      for (id, view) in targets {
-        try modify(id) { payload in
-          if !attributeChanges.isEmpty {
-            payload.attributes = SecretServiceMapping.applying(
-              attributeChanges, itemClass: view.itemClass, to: payload.attributes)
-          }
-          if case .string(let label)? = newLabel { payload.label = label }
-          if let data = changes.data { payload.secret = SecureBytes(copying: data) }
-        }
-      }
-    }
+    try keychainStatus { try items(in: Self.loginCollection).update(query, changes) }
   }
 
   /// `SecItemDelete`: deletes every match.
   public func delete(_ query: ItemQuery) throws(KeychainStatus) {
-    try keychainStatus {
-      for (id, _) in try matches(query, data: false, limit: nil) { try deleteItem(id) }
+    try keychainStatus { try items(in: Self.loginCollection).delete(query) }
+  }
+}
+
+/// The store's items for the Keychain operations of `ItemSource`. The store cannot ask for a
+/// password, so locked items stay locked (`errSecInteractionNotAllowed`).
+public struct StoreItems: ItemSource {
+  let store: KeychainStore
+  /// Where `SecItemAdd` puts new items.
+  let collection: String
+
+  public func search(_ pairs: [String: String]) throws -> (unlocked: [ItemID], locked: [ItemID])
+  {
+    try store.searchItems(pairs)
+  }
+
+  public func item(persistentReference: [UInt8]) throws -> (ItemID, locked: Bool)? {
+    guard let item = KeychainStore.item(fromPersistentReference: persistentReference),
+      try store.exists(item)
+    else { return nil }
+    return (item, store.isLocked(item.collection))
+  }
+
+  public func view(_ item: ItemID, data: Bool) throws -> FoundItem {
+    try store.found(item, data: data)
+  }
+
+  public func unlock(_ items: [ItemID]) throws -> [ItemID] { [] }
+
+  public func create(label: String, attributes: [String: String], secret: [UInt8], data: Bool)
+    throws -> FoundItem
+  {
+    _ = try store.dataKey(collection)
+    let (id, _) = try store.createItem(
+      in: collection, label: label, attributes: attributes, secret: SecureBytes(copying: secret),
+      replace: false)
+    return try store.found(id, data: data)
+  }
+
+  public func change(
+    _ item: ItemID, attributes: (([String: String]) -> [String: String])?, label: String?,
+    secret: [UInt8]?
+  ) throws {
+    // Attributes, label and data change together, in one transaction.
+    try store.modify(item) { payload in
+      if let attributes { payload.attributes = attributes(payload.attributes) }
+      if let label { payload.label = label }
+      if let secret { payload.secret = SecureBytes(copying: secret) }
     }
   }
+
+  public func delete(_ item: ItemID) throws { try store.deleteItem(item) }
 }
