@@ -21,6 +21,18 @@ public enum SHA256 {
   }
 }
 
+/// SHA-1, for one thing only: the application label Apple gives a key (the SHA-1 of its public
+/// key), which programs use to find keys. Never used for security.
+public enum SHA1 {
+  /// The SHA-1 digest of `data` (20 bytes).
+  public static func hash(_ data: [UInt8]) -> [UInt8] {
+    Gcrypt.ensureInitialized()
+    var digest = [UInt8](repeating: 0, count: 20)
+    gcry_md_hash_buffer(Int32(GCRY_MD_SHA1.rawValue), &digest, data, data.count)
+    return digest
+  }
+}
+
 /// HMAC-SHA256 (RFC 2104), with the key and the state in secure memory.
 public enum HMACSHA256 {
   /// The MAC of the concatenation of `parts` under `key`.
