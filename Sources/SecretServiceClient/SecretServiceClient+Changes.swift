@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+//
+// Writes, unlocking and prompts. A prompt is run the way libsecret runs one: subscribe to its
+// Completed signal first, then call Prompt, then wait; a dismissed prompt is the user saying no.
+
+import KeychainCrypto
+import KeychainDBus
+import SecretServiceProtocol
+
+/// The user dismissed a prompt (or no prompter could be shown).
+public struct PromptDismissed: Error, CustomStringConvertible {
+  public var description: String { "the prompt was dismissed" }
+}
+
+extension SecretServiceClient {
+  /// Runs `prompt` (unless it is "/") and returns its result; throws `PromptDismissed`.
+  func complete(_ prompt: ObjectPath) async throws -> DBusValue? {
+    guard prompt.rawValue != "/" else { return nil }
+    let completed = try await connection.signals(
+      matching: MatchRule(
+        interface: SecretService.promptInterface, member: "Completed", path: prompt))
+    _ = try await call(prompt, SecretService.promptInterface, "Prompt", [.string("")])
+    for await signal in completed {
+      guard signal.body.count == 2, case .boolean(let dismissed) = signal.body[0] else { continue }
+      guard !dismissed else { throw PromptDismissed() }
+      if case .variant(let result) = signal.body[1] { return result }
+      return signal.body[1]
+    }
+    throw DBusError(.disconnected, "the bus closed while a prompt was open")
+  }
+
+  /// Unlocks `paths` (items or collections), prompting when the provider wants to; returns
+  /// those unlocked.
+  public func unlock(_ paths: [ObjectPath]) async throws -> [ObjectPath] {
+    guard !paths.isEmpty else { return [] }
+    let reply = try await call(
+      Self.service, SecretService.serviceInterface, "Unlock", [paths.dbusValue])
+    guard reply.count == 2, let prompt = reply[1].objectPath else {
+      throw DBusError(.failed, "Unlock answered oddly")
+    }
+    var unlocked = try [ObjectPath](dbusValue: reply[0])
+    if let more = try await complete(prompt) { unlocked += try [ObjectPath](dbusValue: more) }
+    return unlocked
+  }
+
+  /// Locks `paths` (items or collections); returns those locked.
+  public func lock(_ paths: [ObjectPath]) async throws -> [ObjectPath] {
+    let reply = try await call(
+      Self.service, SecretService.serviceInterface, "Lock", [paths.dbusValue])
+    guard reply.count == 2, let prompt = reply[1].objectPath else {
+      throw DBusError(.failed, "Lock answered oddly")
+    }
+    var locked = try [ObjectPath](dbusValue: reply[0])
+    if let more = try await complete(prompt) { locked += try [ObjectPath](dbusValue: more) }
+    return locked
+  }
+
+  /// Creates an item in `collection` (the default one unless given). A missing default
+  /// collection is created, and a locked one unlocked, through the provider's prompts.
+  public func createItem(
+    in collection: ObjectPath = defaultCollection, label: String,
+    attributes: [String: String], secret: SecureBytes, contentType: String = "text/plain",
+    replace: Bool = false
+  ) async throws -> ObjectPath {
+    let properties: [String: DBusValue] = [
+      "org.freedesktop.Secret.Item.Label": .string(label),
+      "org.freedesktop.Secret.Item.Attributes": attributes.dbusValue,
+    ]
+    let body = [
+      properties.dbusValue, try wrap(secret, contentType: contentType), .boolean(replace),
+    ]
+    var target = collection
+    for attempt in 0..<3 {
+      do {
+        let reply = try await call(target, SecretService.collectionInterface, "CreateItem", body)
+        guard reply.count == 2, let item = reply[0].objectPath, let prompt = reply[1].objectPath
+        else { throw DBusError(.failed, "CreateItem answered oddly") }
+        if item.rawValue != "/" { return item }
+        guard let created = try await complete(prompt)?.objectPath else {
+          throw DBusError(.failed, "CreateItem's prompt returned no item")
+        }
+        return created
+      } catch let error as DBusError where attempt < 2 {
+        if error.name == ErrorName.isLocked {
+          _ = try await unlock([target])
+        } else if error.name == ErrorName.noSuchObject || error.name == .unknownObject,
+          target == Self.defaultCollection
+        {
+          target = try await createDefaultCollection()
+        } else {
+          throw error
+        }
+      }
+    }
+    throw DBusError(.failed, "CreateItem did not succeed")
+  }
+
+  /// CreateCollection with the `default` alias, as libsecret does on a fresh account.
+  func createDefaultCollection() async throws -> ObjectPath {
+    let reply = try await call(
+      Self.service, SecretService.serviceInterface, "CreateCollection",
+      [
+        ["org.freedesktop.Secret.Collection.Label": DBusValue.string("Login")].dbusValue,
+        .string("default"),
+      ])
+    guard reply.count == 2, let collection = reply[0].objectPath,
+      let prompt = reply[1].objectPath
+    else { throw DBusError(.failed, "CreateCollection answered oddly") }
+    if collection.rawValue != "/" { return collection }
+    guard let created = try await complete(prompt)?.objectPath else {
+      throw DBusError(.failed, "CreateCollection's prompt returned no collection")
+    }
+    return created
+  }
+
+  /// Replaces the secret of an item.
+  public func setSecret(
+    _ secret: SecureBytes, of item: ObjectPath, contentType: String = "text/plain"
+  )
+    async throws
+  {
+    _ = try await call(
+      item, SecretService.itemInterface, "SetSecret", [try wrap(secret, contentType: contentType)])
+  }
+
+  /// Sets one property of an item (`Label`, `Attributes`).
+  public func set(_ property: String, of item: ObjectPath, to value: DBusValue) async throws {
+    _ = try await call(
+      item, .properties, "Set",
+      [.string(SecretService.itemInterface.rawValue), .string(property), .variant(value)])
+  }
+
+  /// Deletes an item (running the provider's prompt if it asks for one).
+  public func delete(_ item: ObjectPath) async throws {
+    let reply = try await call(item, SecretService.itemInterface, "Delete")
+    if let prompt = reply.first?.objectPath { _ = try await complete(prompt) }
+  }
+}
