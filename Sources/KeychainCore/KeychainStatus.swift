@@ -42,6 +42,8 @@ public struct KeychainStatus: Error, Hashable, Sendable, CustomStringConvertible
   public static let interactionNotAllowed = KeychainStatus(-25308)
   /// `errSecDecode`
   public static let decode = KeychainStatus(-26275)
+  /// `errSecInternalComponent`: a part below the API (the bus, the provider) failed.
+  public static let internalComponent = KeychainStatus(-2070)
 
   /// `errSecParam` explaining what was wrong.
   public static func param(_ detail: String) -> KeychainStatus {
@@ -64,6 +66,7 @@ public struct KeychainStatus: Error, Hashable, Sendable, CustomStringConvertible
     case -25300: "The specified item could not be found in the keychain."
     case -25308: "User interaction is not allowed."
     case -26275: "Unable to decode the provided data."
+    case -2070: "An internal component failed."
     default: "OSStatus \(code)"
     }
   }

@@ -106,4 +106,9 @@ public struct NewItem: Sendable {
 public struct ItemChanges: Sendable {
   public var attributes: [AttributeKey: AttributeValue]
   public var data: [UInt8]?
+
+  public init(attributes: [AttributeKey: AttributeValue] = [:], data: [UInt8]? = nil) {
+    self.attributes = attributes
+    self.data = data
+  }
 }

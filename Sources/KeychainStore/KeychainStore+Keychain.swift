@@ -13,8 +13,8 @@ import KeychainCore
 import KeychainCrypto
 
 extension KeychainStore {
-  /// Runs `body`, reporting any failure as a Keychain status.
-  func keychainStatus<T>(_ body: () throws -> T) throws(KeychainStatus) -> T {
+  /// Runs `body`, reporting any failure as a Keychain status (a store error by its status).
+  public static func keychainStatus<T>(_ body: () throws -> T) throws(KeychainStatus) -> T {
     do {
       return try body()
     } catch let status as KeychainStatus {
@@ -55,36 +55,35 @@ extension KeychainStore {
 
   /// `SecItemCopyMatching`: the matches, at most as many as the query's limit.
   public func copyMatching(_ query: ItemQuery) throws(KeychainStatus) -> [FoundItem] {
-    try keychainStatus { try items(in: Self.loginCollection).copyMatching(query) }
+    try Self.keychainStatus { try items(in: Self.loginCollection).copyMatching(query) }
   }
 
   /// `SecItemAdd` into `collection` (unlocked): `errSecDuplicateItem` if an unlocked item of
   /// the class has the same primary key.
   @discardableResult
   public func add(_ item: NewItem, to collection: String) throws(KeychainStatus) -> FoundItem {
-    try keychainStatus { try items(in: collection).add(item) }
+    try Self.keychainStatus { try items(in: collection).add(item) }
   }
 
   /// `SecItemUpdate`: applies `changes` to every match.
   public func update(_ query: ItemQuery, _ changes: ItemChanges) throws(KeychainStatus) {
-    try keychainStatus { try items(in: Self.loginCollection).update(query, changes) }
+    try Self.keychainStatus { try items(in: Self.loginCollection).update(query, changes) }
   }
 
   /// `SecItemDelete`: deletes every match.
   public func delete(_ query: ItemQuery) throws(KeychainStatus) {
-    try keychainStatus { try items(in: Self.loginCollection).delete(query) }
+    try Self.keychainStatus { try items(in: Self.loginCollection).delete(query) }
   }
 }
 
 /// The store's items for the Keychain operations of `ItemSource`. The store cannot ask for a
 /// password, so locked items stay locked (`errSecInteractionNotAllowed`).
-public struct StoreItems: ItemSource {
+public struct StoreItems: ItemSource, Sendable {
   let store: KeychainStore
   /// Where `SecItemAdd` puts new items.
   let collection: String
 
-  public func search(_ pairs: [String: String]) throws -> (unlocked: [ItemID], locked: [ItemID])
-  {
+  public func search(_ pairs: [String: String]) throws -> (unlocked: [ItemID], locked: [ItemID]) {
     try store.searchItems(pairs)
   }
 
