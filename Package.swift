@@ -17,6 +17,9 @@ let package = Package(
     .library(name: "KeychainCore", targets: ["KeychainCore"]),
     .library(name: "KeychainStore", targets: ["KeychainStore"]),
     .library(name: "SecretServiceProtocol", targets: ["SecretServiceProtocol"]),
+    // The seeds' API for Swift programs: SecItemAdd & co, kSec… constants, SecKey.
+    .library(name: "Keychain", targets: ["Keychain"]),
+    .library(name: "SecretServiceClient", targets: ["SecretServiceClient"]),
     // Private bus, child processes and a demo service, for tests and the benchmarks package.
     .library(name: "KeychainTesting", targets: ["KeychainTesting"]),
   ],
@@ -55,6 +58,22 @@ let package = Package(
 
     // What the daemon and the clients share: names, paths, the secret struct, sessions.
     .target(name: "SecretServiceProtocol", dependencies: ["KeychainDBus", "KeychainCrypto"]),
+
+    // A client of any Secret Service provider; never sees the store or the server.
+    .target(
+      name: "SecretServiceClient",
+      dependencies: ["SecretServiceProtocol", "KeychainDBus", "KeychainCrypto"]),
+
+    // Apple's spellings over two backends: the bus (SecretServiceClient) or an embedded store.
+    .target(
+      name: "Keychain",
+      dependencies: [
+        "KeychainCore", "KeychainCrypto", "KeychainStore", "KeychainDBus", "SecretServiceClient",
+        "SecretServiceProtocol",
+      ]),
+
+    // The seeds' sample code, compiled as it is written (import Keychain for import Security).
+    .executableTarget(name: "keychain-samples", dependencies: ["Keychain"]),
 
     // prctl is variadic, and spawned children need their signal state reset: two C wrappers.
     .target(name: "CKeychainProcess"),
@@ -111,11 +130,13 @@ let package = Package(
     .testTarget(
       name: "SecretServiceProtocolTests",
       dependencies: ["SecretServiceProtocol", "KeychainDBus", "KeychainCrypto", "KeychainTesting"]),
+    .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KeychainTesting"]),
     // Black box: the built keychaind on a private bus, driven by real clients.
     .testTarget(
       name: "KeychaindTests",
       dependencies: [
-        "keychaind", "keychain-load", "keychain-crash", "KeychainTesting", "KeychainDBus",
+        "keychaind", "keychain-load", "keychain-crash", "keychain-samples", "KeychainTesting",
+        "KeychainDBus",
         "KeychainStore",
         "SecretServiceServer",
         "SecretServiceProtocol", "KeychainCrypto", .product(name: "Logging", package: "swift-log"),

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+//
+// The bus backend: items live with whichever provider owns `org.freedesktop.secrets`. Each
+// Keychain item is a Secret Service item whose attributes follow `SecretServiceMapping`, so
+// an item stored here is found by `secret-tool` and libsecret apps, and theirs are found here.
+
+import Foundation
+import KeychainCore
+import KeychainCrypto
+import KeychainDBus
+import SecretServiceClient
+import SecretServiceProtocol
+
+struct SecretServiceBackend: ItemBackend {
+  let items: BusItems
+
+  init(address: String?) throws(KeychainStatus) {
+    do {
+      items = BusItems(client: try ClientThread.blocking { try await .connect(to: address) })
+    } catch {
+      throw KeychainStatus(KeychainStatus.notAvailable.code, detail: "\(BusItems.status(error))")
+    }
+  }
+
+  /// The backend for the session bus if a provider owns or can start the name; nil otherwise.
+  static func ifReachable() -> SecretServiceBackend? {
+    guard let address = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"],
+      !address.isEmpty
+    else { return nil }
+    let reachable = try? ClientThread.blocking {
+      let connection = try await Connection.connect(to: address)
+      defer { Task { await connection.close() } }
+      return await SecretServiceClient.isAvailable(on: connection)
+    }
+    guard reachable == true else { return nil }
+    return try? SecretServiceBackend(address: address)
+  }
+
+  func add(_ item: NewItem) throws(KeychainStatus) -> FoundItem {
+    try mapped { try items.add(item) }
+  }
+
+  func copyMatching(_ query: ItemQuery) throws(KeychainStatus) -> [FoundItem] {
+    try mapped { try items.copyMatching(query) }
+  }
+
+  func update(_ query: ItemQuery, _ changes: ItemChanges) throws(KeychainStatus) {
+    try mapped { try items.update(query, changes) }
+  }
+
+  func delete(_ query: ItemQuery) throws(KeychainStatus) {
+    try mapped { try items.delete(query) }
+  }
+
+  private func mapped<T>(_ body: () throws -> T) throws(KeychainStatus) -> T {
+    do { return try body() } catch { throw BusItems.status(error) }
+  }
+}
+
+/// A provider's items as an `ItemSource`: object paths, each call a blocking D-Bus round trip
+/// on the client thread.
+struct BusItems: ItemSource {
+  let client: SecretServiceClient
+
+  /// The Keychain status for a failure of the bus or the provider.
+  static func status(_ error: any Error) -> KeychainStatus {
+    switch error {
+    case let status as KeychainStatus: return status
+    case is PromptDismissed: return .userCanceled
+    case let error as DBusError:
+      switch error.name {
+      case ErrorName.isLocked: return .interactionNotAllowed
+      case ErrorName.noSuchObject, .unknownObject: return .itemNotFound
+      case .serviceUnknown, .nameHasNoOwner, .disconnected, .noReply, .timeout:
+        return KeychainStatus(KeychainStatus.notAvailable.code, detail: error.name.rawValue)
+      case .accessDenied: return .authFailed
+      case .invalidArgs, .limitsExceeded:
+        return KeychainStatus(KeychainStatus.param.code, detail: error.name.rawValue)
+      default:
+        return KeychainStatus(KeychainStatus.internalComponent.code, detail: error.name.rawValue)
+      }
+    default:
+      return KeychainStatus(KeychainStatus.internalComponent.code, detail: "\(type(of: error))")
+    }
+  }
+
+  private func run<T: Sendable>(_ body: @escaping @Sendable (SecretServiceClient) async throws -> T)
+    throws -> T
+  {
+    let client = client
+    return try ClientThread.blocking { try await body(client) }
+  }
+
+  func search(_ pairs: [String: String]) throws -> (unlocked: [ObjectPath], locked: [ObjectPath]) {
+    try run { try await $0.search(pairs) }
+  }
+
+  /// A persistent reference is the item's object path.
+  func item(persistentReference: [UInt8]) throws -> (ObjectPath, locked: Bool)? {
+    guard let path = ObjectPath(validating: String(decoding: persistentReference, as: UTF8.self))
+    else {
+      return nil
+    }
+    return try run { client -> (ObjectPath, locked: Bool)? in
+      do {
+        let locked = try await client.isLocked(path)
+        return (path, locked)
+      } catch let error as DBusError
+        where error.name == .unknownObject || error.name == ErrorName.noSuchObject
+      {
+        return nil
+      }
+    }
+  }
+
+  func view(_ item: ObjectPath, data: Bool) throws -> FoundItem {
+    let (remote, secret) = try run { client in
+      (try await client.item(item), data ? try await client.secret(of: item).copyBytes() : nil)
+    }
+    let (itemClass, attributes) = SecretServiceMapping.keychainAttributes(
+      raw: remote.attributes, label: remote.label, created: remote.created,
+      modified: remote.modified)
+    return FoundItem(
+      itemClass: itemClass, attributes: attributes, data: secret,
+      persistentReference: Array(item.rawValue.utf8))
+  }
+
+  func unlock(_ items: [ObjectPath]) throws -> [ObjectPath] {
+    try run { try await $0.unlock(items) }
+  }
+
+  func create(label: String, attributes: [String: String], secret: [UInt8], data: Bool) throws
+    -> FoundItem
+  {
+    let path = try run { client in
+      try await client.createItem(
+        label: label, attributes: attributes, secret: SecureBytes(copying: secret))
+    }
+    return try view(path, data: data)
+  }
+
+  func change(
+    _ item: ObjectPath, attributes: (([String: String]) -> [String: String])?, label: String?,
+    secret: [UInt8]?
+  ) throws {
+    let updated = try attributes.map { change in
+      change(try run { try await $0.item(item) }.attributes)
+    }
+    try run { client in
+      if let updated { try await client.set("Attributes", of: item, to: updated.dbusValue) }
+      if let label { try await client.set("Label", of: item, to: .string(label)) }
+      if let secret { try await client.setSecret(SecureBytes(copying: secret), of: item) }
+    }
+  }
+
+  func delete(_ item: ObjectPath) throws {
+    try run { try await $0.delete(item) }
+  }
+}
