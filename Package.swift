@@ -11,6 +11,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .executable(name: "keychaind", targets: ["keychaind"]),
+    .executable(name: "keychainctl", targets: ["keychainctl"]),
     .executable(name: "keychain-load", targets: ["keychain-load"]),
     .library(name: "KeychainDBus", targets: ["KeychainDBus"]),
     .library(name: "KeychainCrypto", targets: ["KeychainCrypto"]),
@@ -70,6 +71,14 @@ let package = Package(
       dependencies: [
         "KeychainCore", "KeychainCrypto", "KeychainStore", "KeychainDBus", "SecretServiceClient",
         "SecretServiceProtocol",
+      ]),
+
+    // The command-line tool: secret-tool's and security(1)'s verbs, collections, status.
+    .executableTarget(
+      name: "keychainctl",
+      dependencies: [
+        "Keychain", "SecretServiceClient", "KeychainCrypto", "KeychainDBus",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
     // The seeds' sample code, compiled as it is written (import Keychain for import Security).
@@ -135,7 +144,8 @@ let package = Package(
     .testTarget(
       name: "KeychaindTests",
       dependencies: [
-        "keychaind", "keychain-load", "keychain-crash", "keychain-samples", "KeychainTesting",
+        "keychaind", "keychainctl", "keychain-load", "keychain-crash", "keychain-samples",
+        "KeychainTesting",
         "KeychainDBus",
         "KeychainStore",
         "SecretServiceServer",

@@ -87,31 +87,10 @@ import Testing
         == "found alice n3w\n")
   }
 
-  static var gnomeKeyring: String? {
-    ["/usr/bin/gnome-keyring-daemon"].first { FileManager.default.isExecutableFile(atPath: $0) }
-  }
-
-  @Test(.enabled(if: gnomeKeyring != nil, "gnome-keyring is not installed"))
+  @Test(.enabled(if: GnomeKeyring.executable != nil, "gnome-keyring is not installed"))
   func theSamplesRunOnGnomeKeyring() async throws {
-    let bus = try PrivateBus()
-    let home = try TemporaryDirectory(prefix: "samples-gnome")
-    var environment = bus.environment(home: home.path)
-    try FileManager.default.createDirectory(
-      atPath: environment["XDG_RUNTIME_DIR"]!, withIntermediateDirectories: true,
-      attributes: [.posixPermissions: 0o700])
-    // --unlock creates the login keyring with this password and stays in the background.
-    let started = try runCommand(
-      Self.gnomeKeyring!, ["--unlock", "--components=secrets"], environment: environment,
-      stdin: Array("password".utf8))
-    #expect(started.status == 0, "\(started.stderr)")
-    let watcher = try await bus.connect()
-    var owner = try await watcher.nameOwner("org.freedesktop.secrets")
-    for _ in 0..<1500 where owner == nil {  // a bound, not a speed check
-      try await Task.sleep(for: .milliseconds(20))
-      owner = try await watcher.nameOwner("org.freedesktop.secrets")
-    }
-    let pid = try #require(try await watcher.credentials(of: "org.freedesktop.secrets").pid)
-    defer { kill(pid_t(pid), SIGTERM) }
+    let gnome = try await GnomeKeyring()
+    var environment = gnome.environment
     environment["KEYCHAIN_BACKEND"] = "secret-service"
     let all = try runCommand(Self.samples, ["all"], environment: environment)
     #expect(all.stdout == Self.expected, "\(all.stdout) \(all.stderr)")

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+//
+// gnome-keyring-daemon on a private bus with a throwaway home, for tests that check our clients
+// against the provider most desktops run (skipped where it is not installed).
+
+import Foundation
+import Synchronization
+
+/// A running gnome-keyring-daemon with an unlocked login keyring; stopped when released.
+public final class GnomeKeyring: Sendable {
+  /// The daemon's path, or nil when gnome-keyring is not installed.
+  public static let executable: String? = ["/usr/bin/gnome-keyring-daemon"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+  }
+
+  public let bus: PrivateBus
+  public let home: TemporaryDirectory
+  private let pid: UInt32
+
+  /// Starts it with `--unlock` (which creates the login keyring) and waits for the name.
+  public init() async throws {
+    guard let executable = Self.executable else { throw TestingError("no gnome-keyring") }
+    bus = try PrivateBus()
+    home = try TemporaryDirectory(prefix: "gnome-keyring")
+    let environment = bus.environment(home: home.path)
+    try FileManager.default.createDirectory(
+      atPath: environment["XDG_RUNTIME_DIR"]!, withIntermediateDirectories: true,
+      attributes: [.posixPermissions: 0o700])
+    // The parent exits once the daemon runs in the background.
+    let started = try runCommand(
+      executable, ["--unlock", "--components=secrets"], environment: environment,
+      stdin: Array("password".utf8))
+    guard started.status == 0 else { throw TestingError("gnome-keyring: \(started.stderr)") }
+    let watcher = try await bus.connect()
+    for _ in 0..<1500 {  // a bound, not a speed check
+      if try await watcher.nameOwner("org.freedesktop.secrets") != nil { break }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    guard let pid = try await watcher.credentials(of: "org.freedesktop.secrets").pid else {
+      throw TestingError("gnome-keyring did not take org.freedesktop.secrets")
+    }
+    self.pid = pid
+    await watcher.close()
+  }
+
+  /// The environment for a client of this gnome-keyring.
+  public var environment: [String: String] { bus.environment(home: home.path) }
+
+  deinit { kill(pid_t(pid), SIGTERM) }
+}

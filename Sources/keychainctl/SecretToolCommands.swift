@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+//
+// secret-tool's verbs, with its arguments and its output, over the bus.
+
+import ArgumentParser
+import Foundation
+import KeychainCrypto
+import KeychainDBus
+import SecretServiceClient
+
+/// The provider on the session bus, or exit 69 saying why there is none.
+func connectedClient() async throws -> SecretServiceClient {
+  do {
+    return try await SecretServiceClient.connect()
+  } catch {
+    complain("keychainctl: no Secret Service provider is reachable (\(error))")
+    throw Exit.unavailable
+  }
+}
+
+/// Unlocked and (unlocked on request, through the provider's prompt) locked matches.
+func matches(_ client: SecretServiceClient, _ attributes: [String: String], unlock: Bool)
+  async throws -> [ObjectPath]
+{
+  let (unlocked, locked) = try await client.search(attributes)
+  return unlock ? unlocked + (try await client.unlock(locked)) : unlocked
+}
+
+struct Store: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Store a secret (read from the terminal or standard input) with attributes.")
+
+  @Option(help: "The item's label.") var label: String
+  @Option(help: "The collection's object path (default: the default collection).")
+  var collection: String?
+  @OptionGroup var attributes: AttributePairs
+
+  func run() async throws {
+    let client = try await connectedClient()
+    let secret = SecureBytes(copying: SecretInput.read(prompt: "Password: ", trimNewline: false))
+    _ = try await client.createItem(
+      in: collection.map { ObjectPath(unchecked: $0) } ?? SecretServiceClient.defaultCollection,
+      label: label, attributes: attributes.attributes, secret: secret, replace: true)
+  }
+}
+
+struct Lookup: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Print the secret of the first item with these attributes.")
+
+  @OptionGroup var attributes: AttributePairs
+
+  func run() async throws {
+    let client = try await connectedClient()
+    guard let item = try await matches(client, attributes.attributes, unlock: true).first else {
+      throw Exit.failure
+    }
+    FileHandle.standardOutput.write(Data(try await client.secret(of: item).copyBytes()))
+  }
+}
+
+struct Search: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Show the items with these attributes (the first one unless --all).")
+
+  @Flag(help: "Show every match.") var all = false
+  @Flag(help: "Unlock locked matches (through the provider's prompt).") var unlock = false
+  @Flag(help: "Print JSON: an array of items.") var json = false
+  @OptionGroup var attributes: AttributePairs
+
+  func run() async throws {
+    let client = try await connectedClient()
+    let (unlocked, locked) = try await client.search(attributes.attributes)
+    var found = unlock ? unlocked + (try await client.unlock(locked)) : unlocked + locked
+    if !all { found = Array(found.prefix(1)) }
+    var objects: [[String: Any]] = []
+    for path in found {
+      let item = try await client.item(path)
+      let secret = try? await client.secret(of: path)
+      var object: [String: Any] = [
+        "path": path.rawValue, "label": item.label, "attributes": item.attributes,
+        "created": Int(item.created.timeIntervalSince1970),
+        "modified": Int(item.modified.timeIntervalSince1970),
+      ]
+      if let secret { object["secret"] = String(decoding: secret.copyBytes(), as: UTF8.self) }
+      objects.append(object)
+      if !json { printBlock(item, secret: secret) }
+    }
+    if json { try printJSON(objects) }
+    if found.isEmpty { throw Exit.failure }
+  }
+
+  /// secret-tool's layout: the path in brackets, then `name = value` lines.
+  private func printBlock(_ item: RemoteItem, secret: SecureBytes?) {
+    let format = DateFormatter()
+    format.dateFormat = "yyyy-MM-dd HH:mm:ss"
+    print("[\(item.path.rawValue)]")
+    print("label = \(item.label)")
+    if let secret { print("secret = \(String(decoding: secret.copyBytes(), as: UTF8.self))") }
+    print("created = \(format.string(from: item.created))")
+    print("modified = \(format.string(from: item.modified))")
+    if let schema = item.attributes["xdg:schema"] { print("schema = \(schema)") }
+    for (name, value) in item.attributes.sorted(by: { $0.key < $1.key }) where name != "xdg:schema"
+    {
+      print("attribute.\(name) = \(value)")
+    }
+  }
+}
+
+struct Clear: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Delete every item with these attributes.")
+
+  @OptionGroup var attributes: AttributePairs
+
+  func validate() throws {
+    guard !attributes.pairs.isEmpty else {
+      throw ValidationError("clear needs attributes; it will not delete everything")
+    }
+  }
+
+  func run() async throws {
+    let client = try await connectedClient()
+    let items = try await matches(client, attributes.attributes, unlock: true)
+    for item in items { try await client.delete(item) }
+    if items.isEmpty { throw Exit.failure }
+  }
+}
+
+/// The collections a lock or unlock applies to: the one named, or all of them.
+func collectionPaths(_ client: SecretServiceClient, _ collection: String?) async throws
+  -> [ObjectPath]
+{
+  let all = try await client.collections()
+  guard let collection else { return all.map(\.path) }
+  let matching = all.filter { $0.path.rawValue == collection || $0.label == collection }
+  guard !matching.isEmpty else {
+    complain("keychainctl: no collection '\(collection)'")
+    throw Exit.failure
+  }
+  return matching.map(\.path)
+}
+
+struct Lock: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Lock a collection (by path or label), or all of them.")
+
+  @Option(help: "The collection's object path or label.") var collection: String?
+
+  func run() async throws {
+    let client = try await connectedClient()
+    _ = try await client.lock(try await collectionPaths(client, collection))
+  }
+}
+
+struct Unlock: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Unlock a collection (by path or label), or all of them, through the prompt.")
+
+  @Option(help: "The collection's object path or label.") var collection: String?
+
+  func run() async throws {
+    let client = try await connectedClient()
+    let wanted = try await collectionPaths(client, collection)
+    let unlocked = try await client.unlock(wanted)
+    if Set(unlocked) != Set(wanted) {
+      complain("keychainctl: not unlocked (the prompt was dismissed?)")
+      throw Exit.failure
+    }
+  }
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+//
+// keychainctl against keychaind on a private bus (and gnome-keyring where installed): every
+// verb, the exit codes of the manual, secret-tool finding what keychainctl stores and the
+// reverse, and the help text.
+
+import Foundation
+import KeychainTesting
+import Testing
+
+@Suite struct KeychainctlTests {
+  static var keychainctl: String {
+    URL(fileURLWithPath: DaemonProcess.executable).deletingLastPathComponent().path
+      + "/keychainctl"
+  }
+
+  private func ctl(_ daemon: DaemonProcess, _ arguments: [String], stdin: String = "") throws
+    -> CommandResult
+  {
+    try daemon.run(Self.keychainctl, arguments, stdin: Array(stdin.utf8))
+  }
+
+  @Test func secretToolVerbsInteroperateWithSecretTool() async throws {
+    let daemon = try await DaemonProcess()
+    #expect(
+      try ctl(daemon, ["store", "--label=L", "app", "web", "user", "alice"], stdin: "s3cret").status
+        == 0)
+    #expect(try daemon.run("secret-tool", ["lookup", "app", "web"]).stdout == "s3cret")
+    _ = try daemon.run(
+      "secret-tool", ["store", "--label=From secret-tool", "app", "web", "user", "bob"],
+      stdin: Array("hunter2".utf8))
+    #expect(try ctl(daemon, ["lookup", "user", "bob"]).stdout == "hunter2")
+    // Storing the same attributes again replaces, as secret-tool does.
+    _ = try ctl(daemon, ["store", "--label=L2", "app", "web", "user", "alice"], stdin: "n3w")
+    #expect(try ctl(daemon, ["lookup", "user", "alice"]).stdout == "n3w")
+
+    let search = try ctl(daemon, ["search", "--all", "app", "web"])
+    #expect(search.stdout.contains("label = L2\nsecret = n3w\n"), "\(search.stdout)")
+    #expect(search.stdout.contains("attribute.user = bob"))
+    let json = try ctl(daemon, ["search", "--all", "--json", "app", "web"])
+    let items = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+    #expect(Set(items.compactMap { $0["secret"] as? String }) == ["n3w", "hunter2"])
+
+    #expect(try ctl(daemon, ["clear", "user", "bob"]).status == 0)
+    #expect(try daemon.run("secret-tool", ["lookup", "user", "bob"]).status == 1)
+    #expect(try ctl(daemon, ["lookup", "user", "bob"]).status == 1)
+    #expect(try ctl(daemon, ["clear"]).status == 64, "clear with no attributes is refused")
+    #expect(try ctl(daemon, ["store", "--label=x", "odd"]).status == 64)
+    _ = daemon.terminate()
+  }
+
+  @Test func securityVerbsKeepTheKeychainRulesAndExitCodes() async throws {
+    let daemon = try await DaemonProcess()
+    #expect(
+      try ctl(daemon, ["add-generic-password", "-a", "bob", "-s", "svc", "-w", "pw1"]).status == 0)
+    let duplicate = try ctl(daemon, ["add-generic-password", "-a", "bob", "-s", "svc", "-w", "x"])
+    #expect(duplicate.status == 45)
+    #expect(duplicate.stderr.contains("already exists"))
+    #expect(
+      try ctl(daemon, ["add-generic-password", "-a", "bob", "-s", "svc", "-U"], stdin: "pw2\n")
+        .status == 0)
+    #expect(
+      try ctl(daemon, ["find-generic-password", "-a", "bob", "-s", "svc", "-w"]).stdout == "pw2\n")
+    let shown = try ctl(daemon, ["find-generic-password", "-s", "svc"])
+    #expect(shown.stdout.contains("\"acct\"=\"bob\""))
+    #expect(!shown.stdout.contains("pw2"), "only -w prints the password")
+    // libsecret sees a generic password by its service and account.
+    #expect(
+      try daemon.run("secret-tool", ["lookup", "service", "svc", "account", "bob"]).stdout == "pw2")
+
+    let add = ["add-internet-password", "-a", "carol", "-s", "example.org", "-r", "https"]
+    #expect(try ctl(daemon, add + ["-P", "8443", "-p", "/login", "-w", "ipw"]).status == 0)
+    #expect(
+      try daemon.run("secret-tool", ["lookup", "server", "example.org", "user", "carol"]).stdout
+        == "ipw")
+    let json = try ctl(daemon, ["find-internet-password", "-s", "example.org", "--json"])
+    let item = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    #expect(item["ptcl"] as? String == "htps")
+    #expect(item["port"] as? Int == 8443)
+    #expect(item["password"] as? String == "ipw")
+
+    #expect(try ctl(daemon, ["delete-internet-password", "-s", "example.org"]).status == 0)
+    #expect(try ctl(daemon, ["find-internet-password", "-s", "example.org"]).status == 44)
+    #expect(try ctl(daemon, ["delete-generic-password", "-s", "svc"]).status == 0)
+    #expect(try ctl(daemon, ["delete-generic-password", "-s", "svc"]).status == 44)
+    _ = daemon.terminate()
+  }
+
+  @Test func collectionsLockAndStatus() async throws {
+    let daemon = try await DaemonProcess()
+    _ = try ctl(daemon, ["store", "--label=L", "k", "v"], stdin: "x")
+    let list = try ctl(daemon, ["list"])
+    #expect(
+      list.stdout.contains("* /org/freedesktop/secrets/collection/login\tunlocked\t1 items\tLogin"))
+    let status = try ctl(daemon, ["status", "--json"])
+    let parsed = try #require(
+      try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+    #expect((parsed["provider"] as? [String: Any])?["program"] as? String == "keychaind")
+    #expect(parsed["items"] as? Int == 1)
+
+    #expect(try ctl(daemon, ["lock", "--collection", "Login"]).status == 0)
+    #expect(try ctl(daemon, ["list", "--json"]).stdout.contains("\"locked\" : true"))
+    // No prompter here: the unlock prompt is dismissed, and keychainctl says so.
+    let unlock = try ctl(daemon, ["unlock", "--collection", "Login"])
+    #expect(unlock.status == 1)
+    #expect(try ctl(daemon, ["lock", "--collection", "nonesuch"]).status == 1)
+    _ = daemon.terminate()
+  }
+
+  @Test(.enabled(if: GnomeKeyring.executable != nil, "gnome-keyring is not installed"))
+  func theVerbsWorkOnGnomeKeyring() async throws {
+    let gnome = try await GnomeKeyring()
+    func ctl(_ arguments: [String], stdin: String = "") throws -> CommandResult {
+      try runCommand(
+        Self.keychainctl, arguments, environment: gnome.environment, stdin: Array(stdin.utf8))
+    }
+    #expect(try ctl(["store", "--label=L", "app", "gnome"], stdin: "s3cret").status == 0)
+    #expect(try ctl(["lookup", "app", "gnome"]).stdout == "s3cret")
+    #expect(try ctl(["search", "app", "gnome"]).stdout.contains("secret = s3cret"))
+    #expect(try ctl(["add-generic-password", "-a", "a", "-s", "s", "-w", "pw"]).status == 0)
+    #expect(try ctl(["add-generic-password", "-a", "a", "-s", "s", "-w", "pw"]).status == 45)
+    #expect(try ctl(["find-generic-password", "-a", "a", "-s", "s", "-w"]).stdout == "pw\n")
+    #expect(try ctl(["delete-generic-password", "-s", "s"]).status == 0)
+    #expect(try ctl(["clear", "app", "gnome"]).status == 0)
+    #expect(try ctl(["lookup", "app", "gnome"]).status == 1)
+    #expect(try ctl(["status"]).stdout.contains("provider: gnome-keyring-d"))
+  }
+
+  @Test func helpNamesEveryVerbAndTheExitCodes() throws {
+    let help = try runCommand(Self.keychainctl, ["--help"])
+    #expect(help.status == 0)
+    for verb in [
+      "store", "lookup", "search", "clear", "lock", "unlock", "add-generic-password",
+      "find-generic-password", "delete-generic-password", "add-internet-password",
+      "find-internet-password", "delete-internet-password", "list", "status",
+    ] {
+      let listed = help.stdout.split(separator: "\n").contains {
+        $0.hasPrefix("  \(verb) ") || $0 == "  \(verb)"
+      }
+      #expect(listed, "--help lists \(verb)")
+    }
+    #expect(help.stdout.contains("44 no such item"))
+    let store = try runCommand(Self.keychainctl, ["help", "store"])
+    #expect(store.stdout.contains("USAGE: keychainctl store --label <label>"))
+    // The committed completions are what the command definitions generate (`make docs`).
+    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().path
+    for (shell, file) in [
+      ("bash", "keychainctl.bash"), ("zsh", "_keychainctl"), ("fish", "keychainctl.fish"),
+    ] {
+      let generated = try runCommand(Self.keychainctl, ["--generate-completion-script", shell])
+      let committed = try String(
+        contentsOfFile: repository + "/data/completions/" + file, encoding: .utf8)
+      #expect(generated.stdout == committed, "data/completions/\(file) is stale: make docs")
+    }
+    let manual = try String(contentsOfFile: repository + "/data/keychainctl.1", encoding: .utf8)
+    #expect(manual.contains(".It Em add-internet-password"), "data/keychainctl.1 is stale")
+  }
+}

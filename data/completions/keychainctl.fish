@@ -1,0 +1,190 @@
+function __keychainctl_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __keychainctl_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __keychainctl_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __keychainctl_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __keychainctl_parse_tokens -S
+    set -l unparsed_tokens (__keychainctl_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'keychainctl'
+        __keychainctl_parse_subcommand 0 'h/help'
+        switch $unparsed_tokens[1]
+        case 'store'
+            __keychainctl_parse_subcommand -r 1 'label=' 'collection=' 'h/help'
+        case 'lookup'
+            __keychainctl_parse_subcommand -r 1 'h/help'
+        case 'search'
+            __keychainctl_parse_subcommand -r 1 'all' 'unlock' 'json' 'h/help'
+        case 'clear'
+            __keychainctl_parse_subcommand -r 1 'h/help'
+        case 'lock'
+            __keychainctl_parse_subcommand 0 'collection=' 'h/help'
+        case 'unlock'
+            __keychainctl_parse_subcommand 0 'collection=' 'h/help'
+        case 'add-generic-password'
+            __keychainctl_parse_subcommand 0 'a=' 's=' 'l=' 'r=' 'P=' 'p=' 'w=' 'U' 'h/help'
+        case 'find-generic-password'
+            __keychainctl_parse_subcommand 0 'a=' 's=' 'l=' 'r=' 'P=' 'p=' 'w' 'json' 'h/help'
+        case 'delete-generic-password'
+            __keychainctl_parse_subcommand 0 'a=' 's=' 'l=' 'r=' 'P=' 'p=' 'h/help'
+        case 'add-internet-password'
+            __keychainctl_parse_subcommand 0 'a=' 's=' 'l=' 'r=' 'P=' 'p=' 'w=' 'U' 'h/help'
+        case 'find-internet-password'
+            __keychainctl_parse_subcommand 0 'a=' 's=' 'l=' 'r=' 'P=' 'p=' 'w' 'json' 'h/help'
+        case 'delete-internet-password'
+            __keychainctl_parse_subcommand 0 'a=' 's=' 'l=' 'r=' 'P=' 'p=' 'h/help'
+        case 'list'
+            __keychainctl_parse_subcommand 0 'json' 'h/help'
+        case 'status'
+            __keychainctl_parse_subcommand 0 'json' 'h/help'
+        case 'help'
+            __keychainctl_parse_subcommand -r 1 
+        end
+    end
+end
+
+function __keychainctl_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __keychainctl_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __keychainctl_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __keychainctl_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__keychainctl_tokens -p)
+    if test -z "$(__keychainctl_tokens -t)"
+        set -l index (count (__keychainctl_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'keychainctl' -f
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'store' -d 'Store a secret (read from the terminal or standard input) with attributes.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'lookup' -d 'Print the secret of the first item with these attributes.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'search' -d 'Show the items with these attributes (the first one unless --all).'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'clear' -d 'Delete every item with these attributes.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'lock' -d 'Lock a collection (by path or label), or all of them.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'unlock' -d 'Unlock a collection (by path or label), or all of them, through the prompt.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'add-generic-password' -d 'Add a generic password (-a -s).'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'find-generic-password' -d 'Find a generic password.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'delete-generic-password' -d 'Delete generic passwords.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'add-internet-password' -d 'Add an internet password (-a -s -r -P -p).'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'find-internet-password' -d 'Find an internet password.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'delete-internet-password' -d 'Delete internet passwords.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'list' -d 'List the collections: path, lock state, items, label.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'status' -d 'Show the provider, and each collection\'s lock state and item count.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl store" label' -l 'label' -d 'The item\'s label.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl store" collection' -l 'collection' -d 'The collection\'s object path (default: the default collection).' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl store" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl lookup" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl search" all' -l 'all' -d 'Show every match.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl search" unlock' -l 'unlock' -d 'Unlock locked matches (through the provider\'s prompt).'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl search" json' -l 'json' -d 'Print JSON: an array of items.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl search" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl clear" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl lock" collection' -l 'collection' -d 'The collection\'s object path or label.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl lock" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl unlock" collection' -l 'collection' -d 'The collection\'s object path or label.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl unlock" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-generic-password" a' -s 'a' -d 'The account name.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-generic-password" s' -s 's' -d 'The service (generic) or server (internet) name.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-generic-password" l' -s 'l' -d 'The label.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-generic-password" r' -s 'r' -d 'Internet: the protocol (https, ftp, ssh, …).' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-generic-password" P' -s 'P' -d 'Internet: the port.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-generic-password" p' -s 'p' -d 'Internet: the path.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-generic-password" w' -s 'w' -d 'The password (default: asked for, or read from stdin).' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-generic-password" U' -s 'U' -d 'Update the item if it exists.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-generic-password" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-generic-password" a' -s 'a' -d 'The account name.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-generic-password" s' -s 's' -d 'The service (generic) or server (internet) name.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-generic-password" l' -s 'l' -d 'The label.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-generic-password" r' -s 'r' -d 'Internet: the protocol (https, ftp, ssh, …).' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-generic-password" P' -s 'P' -d 'Internet: the port.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-generic-password" p' -s 'p' -d 'Internet: the path.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-generic-password" w' -s 'w' -d 'Print only the password.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-generic-password" json' -l 'json' -d 'Print JSON.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-generic-password" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl delete-generic-password" a' -s 'a' -d 'The account name.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl delete-generic-password" s' -s 's' -d 'The service (generic) or server (internet) name.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl delete-generic-password" l' -s 'l' -d 'The label.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl delete-generic-password" r' -s 'r' -d 'Internet: the protocol (https, ftp, ssh, …).' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl delete-generic-password" P' -s 'P' -d 'Internet: the port.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl delete-generic-password" p' -s 'p' -d 'Internet: the path.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl delete-generic-password" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-internet-password" a' -s 'a' -d 'The account name.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-internet-password" s' -s 's' -d 'The service (generic) or server (internet) name.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-internet-password" l' -s 'l' -d 'The label.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-internet-password" r' -s 'r' -d 'Internet: the protocol (https, ftp, ssh, …).' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-internet-password" P' -s 'P' -d 'Internet: the port.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-internet-password" p' -s 'p' -d 'Internet: the path.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-internet-password" w' -s 'w' -d 'The password (default: asked for, or read from stdin).' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-internet-password" U' -s 'U' -d 'Update the item if it exists.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl add-internet-password" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-internet-password" a' -s 'a' -d 'The account name.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-internet-password" s' -s 's' -d 'The service (generic) or server (internet) name.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-internet-password" l' -s 'l' -d 'The label.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-internet-password" r' -s 'r' -d 'Internet: the protocol (https, ftp, ssh, …).' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-internet-password" P' -s 'P' -d 'Internet: the port.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-internet-password" p' -s 'p' -d 'Internet: the path.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-internet-password" w' -s 'w' -d 'Print only the password.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-internet-password" json' -l 'json' -d 'Print JSON.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl find-internet-password" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl delete-internet-password" a' -s 'a' -d 'The account name.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl delete-internet-password" s' -s 's' -d 'The service (generic) or server (internet) name.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl delete-internet-password" l' -s 'l' -d 'The label.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl delete-internet-password" r' -s 'r' -d 'Internet: the protocol (https, ftp, ssh, …).' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl delete-internet-password" P' -s 'P' -d 'Internet: the port.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl delete-internet-password" p' -s 'p' -d 'Internet: the path.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl delete-internet-password" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl list" json' -l 'json' -d 'Print JSON.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl list" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl status" json' -l 'json' -d 'Print JSON.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl status" h help' -s 'h' -l 'help' -d 'Show help information.'
