@@ -57,3 +57,48 @@ extension SecretServiceClient {
     return (owner, pid)
   }
 }
+
+extension SecretServiceClient {
+  /// CreateCollection with `label` (and `alias`, if given), through the provider's prompt.
+  public func createCollection(label: String, alias: String = "") async throws -> ObjectPath {
+    let reply = try await call(
+      Self.service, SecretService.serviceInterface, "CreateCollection",
+      [
+        ["org.freedesktop.Secret.Collection.Label": DBusValue.string(label)].dbusValue,
+        .string(alias),
+      ])
+    guard reply.count == 2, let collection = reply[0].objectPath,
+      let prompt = reply[1].objectPath
+    else { throw DBusError(.failed, "CreateCollection answered oddly") }
+    if collection.rawValue != "/" { return collection }
+    guard let created = try await complete(prompt)?.objectPath else {
+      throw DBusError(.failed, "CreateCollection's prompt returned no collection")
+    }
+    return created
+  }
+
+  /// Deletes a collection and its items (through the provider's prompt, if it asks).
+  public func deleteCollection(_ collection: ObjectPath) async throws {
+    let reply = try await call(collection, SecretService.collectionInterface, "Delete")
+    if let prompt = reply.first?.objectPath { _ = try await complete(prompt) }
+  }
+
+  /// Points alias `name` (`default`) at `collection`.
+  public func setAlias(_ name: String, to collection: ObjectPath) async throws {
+    _ = try await call(
+      Self.service, SecretService.serviceInterface, "SetAlias",
+      [.string(name), .objectPath(collection)])
+  }
+
+  /// Changes a collection's password through the provider's prompt (gnome-keyring's
+  /// ChangeWithPrompt, which keychaind also offers).
+  public func changePassword(of collection: ObjectPath) async throws {
+    let reply = try await call(
+      Self.service, SecretService.gnomeInternalInterface, "ChangeWithPrompt",
+      [.objectPath(collection)])
+    guard let prompt = reply.first?.objectPath else {
+      throw DBusError(.failed, "ChangeWithPrompt answered oddly")
+    }
+    _ = try await complete(prompt)
+  }
+}

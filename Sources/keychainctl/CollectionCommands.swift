@@ -4,6 +4,7 @@
 
 import ArgumentParser
 import Foundation
+import KeychainDBus
 import SecretServiceClient
 
 struct List: AsyncParsableCommand {
@@ -66,5 +67,61 @@ struct Status: AsyncParsableCommand {
     )
     print("collections: \(collections.count), \(collections.filter(\.isLocked).count) locked")
     print("items: \(items)")
+  }
+}
+
+/// The one collection `name` (an object path or a label) names.
+func collectionPath(_ client: SecretServiceClient, _ name: String) async throws -> ObjectPath {
+  let paths = try await collectionPaths(client, name)
+  guard paths.count == 1 else {
+    complain("keychainctl: '\(name)' names \(paths.count) collections; give the path")
+    throw Exit.failure
+  }
+  return paths[0]
+}
+
+struct Create: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Create a collection (its password is asked through the provider's prompt).")
+  @Argument(help: "The collection's label.") var label: String
+  @Option(help: "An alias for it, such as default.") var alias: String = ""
+
+  func run() async throws {
+    let client = try await connectedClient()
+    print(try await client.createCollection(label: label, alias: alias).rawValue)
+  }
+}
+
+struct Delete: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Delete a collection (by path or label) and every item in it.")
+  @Argument(help: "The collection's object path or label.") var collection: String
+
+  func run() async throws {
+    let client = try await connectedClient()
+    try await client.deleteCollection(try await collectionPath(client, collection))
+  }
+}
+
+struct SetDefault: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "set-default",
+    abstract: "Make a collection (by path or label) the default one.")
+  @Argument(help: "The collection's object path or label.") var collection: String
+
+  func run() async throws {
+    let client = try await connectedClient()
+    try await client.setAlias("default", to: try await collectionPath(client, collection))
+  }
+}
+
+struct Passwd: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Change a collection's password through the provider's prompt.")
+  @Argument(help: "The collection's object path or label.") var collection: String
+
+  func run() async throws {
+    let client = try await connectedClient()
+    try await client.changePassword(of: try await collectionPath(client, collection))
   }
 }

@@ -21,7 +21,7 @@ struct Keychainctl: AsyncParsableCommand {
       Store.self, Lookup.self, Search.self, Clear.self, Lock.self, Unlock.self,
       AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
       AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
-      List.self, Status.self,
+      List.self, Create.self, Delete.self, SetDefault.self, Passwd.self, Status.self,
     ])
 }
 

@@ -128,13 +128,39 @@ import Testing
     #expect(try ctl(["status"]).stdout.contains("provider: gnome-keyring-d"))
   }
 
+  @Test func collectionsAreCreatedMadeDefaultRekeyedAndDeleted() async throws {
+    // New password twice for create; for passwd the current one, then the new one twice.
+    let pinentry = try ScriptedPinentry(answers: [
+      .pin("work pw"), .pin("work pw"), .pin("work pw"), .pin("new pw"), .pin("new pw"),
+    ])
+    let daemon = try await DaemonProcess(pinentry: pinentry.program)
+    let created = try ctl(daemon, ["create", "Work"])
+    #expect(created.stdout == "/org/freedesktop/secrets/collection/Work\n", "\(created.stderr)")
+    #expect(try ctl(daemon, ["set-default", "Work"]).status == 0)
+    #expect(
+      try ctl(daemon, ["list"]).stdout.contains("* /org/freedesktop/secrets/collection/Work\t"))
+    // New items go to the default collection.
+    _ = try ctl(daemon, ["store", "--label=W", "k", "work"], stdin: "x")
+    #expect(
+      try ctl(daemon, ["search", "k", "work"]).stdout.contains(
+        "[/org/freedesktop/secrets/collection/Work/"))
+    let passwd = try ctl(daemon, ["passwd", "Work"])
+    #expect(passwd.status == 0, "\(passwd.stderr) \(pinentry.log)")
+    #expect(pinentry.log.filter { $0 == "GETPIN" }.count == 5)
+    #expect(try ctl(daemon, ["delete", "Work"]).status == 0)
+    #expect(!(try ctl(daemon, ["list"]).stdout.contains("Work")))
+    #expect(try ctl(daemon, ["delete", "Work"]).status == 1)
+    _ = daemon.terminate()
+  }
+
   @Test func helpNamesEveryVerbAndTheExitCodes() throws {
     let help = try runCommand(Self.keychainctl, ["--help"])
     #expect(help.status == 0)
     for verb in [
       "store", "lookup", "search", "clear", "lock", "unlock", "add-generic-password",
       "find-generic-password", "delete-generic-password", "add-internet-password",
-      "find-internet-password", "delete-internet-password", "list", "status",
+      "find-internet-password", "delete-internet-password", "list", "create", "delete",
+      "set-default", "passwd", "status",
     ] {
       let listed = help.stdout.split(separator: "\n").contains {
         $0.hasPrefix("  \(verb) ") || $0 == "  \(verb)"
