@@ -8,44 +8,23 @@ import KeychainCore
 import KeychainCrypto
 import KeychainStore
 
-struct EmbeddedBackend: ItemBackend {
-  let items: StoreItems
-
-  init(directory: String, password: String) throws(KeychainStatus) {
-    do {
-      let store = try KeychainStore(directory: directory)
-      let secret = SecureBytes(copying: Array(password.utf8))
-      let login = KeychainStore.loginCollection
-      if try !store.hasCollection(login) {
-        try store.createCollection(name: login, label: "Login", password: secret)
-      } else if store.isLocked(login) {
-        try store.unlock(login, password: secret)
-      }
-      items = store.items(in: login)
-    } catch let error as StoreError {
-      throw error.status
-    } catch {
-      throw KeychainStatus(KeychainStatus.notAvailable.code, detail: "\(error)")
+/// The `login` collection of the store in `directory`, created with `password` on first use and
+/// unlocked with it afterwards.
+func embeddedStore(directory: String, password: String) throws(KeychainStatus) -> StoreItems {
+  do {
+    let store = try KeychainStore(directory: directory)
+    let secret = SecureBytes(copying: Array(password.utf8))
+    let login = KeychainStore.loginCollection
+    if try !store.hasCollection(login) {
+      try store.createCollection(name: login, label: "Login", password: secret)
+    } else if store.isLocked(login) {
+      try store.unlock(login, password: secret)
     }
-  }
-
-  func add(_ item: NewItem) throws(KeychainStatus) -> FoundItem {
-    try mapped { try items.add(item) }
-  }
-
-  func copyMatching(_ query: ItemQuery) throws(KeychainStatus) -> [FoundItem] {
-    try mapped { try items.copyMatching(query) }
-  }
-
-  func update(_ query: ItemQuery, _ changes: ItemChanges) throws(KeychainStatus) {
-    try mapped { try items.update(query, changes) }
-  }
-
-  func delete(_ query: ItemQuery) throws(KeychainStatus) {
-    try mapped { try items.delete(query) }
-  }
-
-  private func mapped<T>(_ body: () throws -> T) throws(KeychainStatus) -> T {
-    try KeychainStore.keychainStatus(body)
+    return store.items(in: login)
+  } catch {
+    let status = KeychainStore.status(for: error)
+    // A store that cannot open is no keychain at all, whatever the reason.
+    throw status == .decode
+      ? KeychainStatus(KeychainStatus.notAvailable.code, detail: "\(error)") : status
   }
 }

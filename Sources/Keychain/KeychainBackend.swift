@@ -7,6 +7,7 @@
 
 import Foundation
 import KeychainCore
+import KeychainStore
 import Synchronization
 
 /// The place the keychain functions store items.
@@ -109,12 +110,43 @@ enum BackendRegistry {
   private static func open(_ choice: KeychainBackend) throws(KeychainStatus) -> any ItemBackend {
     switch choice {
     case .secretService(let address):
-      return try SecretServiceBackend(address: address)
+      return SourceBackend(source: try BusItems.connect(address: address), status: BusItems.status)
     case .embedded(let directory, let password):
-      return try EmbeddedBackend(directory: directory, password: password)
+      return SourceBackend(
+        source: try embeddedStore(directory: directory, password: password),
+        status: KeychainStore.status(for:))
     case .automatic:
-      if let bus = SecretServiceBackend.ifReachable() { return bus }
+      if let bus = BusItems.ifReachable() {
+        return SourceBackend(source: bus, status: BusItems.status)
+      }
       return try open(KeychainBackend.embeddedDefault(ProcessInfo.processInfo.environment))
     }
+  }
+}
+
+/// The operations over an `ItemSource`, each failure reported as a Keychain status by
+/// `status` (the store's and the bus's errors map differently).
+struct SourceBackend<Source: ItemSource & Sendable>: ItemBackend {
+  let source: Source
+  let status: @Sendable (any Error) -> KeychainStatus
+
+  func add(_ item: NewItem) throws(KeychainStatus) -> FoundItem {
+    try mapped { try source.add(item) }
+  }
+
+  func copyMatching(_ query: ItemQuery) throws(KeychainStatus) -> [FoundItem] {
+    try mapped { try source.copyMatching(query) }
+  }
+
+  func update(_ query: ItemQuery, _ changes: ItemChanges) throws(KeychainStatus) {
+    try mapped { try source.update(query, changes) }
+  }
+
+  func delete(_ query: ItemQuery) throws(KeychainStatus) {
+    try mapped { try source.delete(query) }
+  }
+
+  private func mapped<T>(_ body: () throws -> T) throws(KeychainStatus) -> T {
+    do { return try body() } catch { throw status(error) }
   }
 }

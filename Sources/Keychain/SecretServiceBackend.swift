@@ -11,19 +11,22 @@ import KeychainDBus
 import SecretServiceClient
 import SecretServiceProtocol
 
-struct SecretServiceBackend: ItemBackend {
-  let items: BusItems
+/// A provider's items as an `ItemSource`: object paths, each call a blocking D-Bus round trip
+/// on the client thread.
+struct BusItems: ItemSource {
+  let client: SecretServiceClient
 
-  init(address: String?) throws(KeychainStatus) {
+  /// The provider on the bus at `address` (the session bus when nil).
+  static func connect(address: String?) throws(KeychainStatus) -> BusItems {
     do {
-      items = BusItems(client: try ClientThread.blocking { try await .connect(to: address) })
+      return BusItems(client: try ClientThread.blocking { try await .connect(to: address) })
     } catch {
-      throw KeychainStatus(KeychainStatus.notAvailable.code, detail: "\(BusItems.status(error))")
+      throw KeychainStatus(KeychainStatus.notAvailable.code, detail: "\(status(error))")
     }
   }
 
-  /// The backend for the session bus if a provider owns or can start the name; nil otherwise.
-  static func ifReachable() -> SecretServiceBackend? {
+  /// The session bus's provider if one owns or can start the name; nil otherwise.
+  static func ifReachable() -> BusItems? {
     guard let address = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"],
       !address.isEmpty
     else { return nil }
@@ -33,34 +36,8 @@ struct SecretServiceBackend: ItemBackend {
       return await SecretServiceClient.isAvailable(on: connection)
     }
     guard reachable == true else { return nil }
-    return try? SecretServiceBackend(address: address)
+    return try? connect(address: address)
   }
-
-  func add(_ item: NewItem) throws(KeychainStatus) -> FoundItem {
-    try mapped { try items.add(item) }
-  }
-
-  func copyMatching(_ query: ItemQuery) throws(KeychainStatus) -> [FoundItem] {
-    try mapped { try items.copyMatching(query) }
-  }
-
-  func update(_ query: ItemQuery, _ changes: ItemChanges) throws(KeychainStatus) {
-    try mapped { try items.update(query, changes) }
-  }
-
-  func delete(_ query: ItemQuery) throws(KeychainStatus) {
-    try mapped { try items.delete(query) }
-  }
-
-  private func mapped<T>(_ body: () throws -> T) throws(KeychainStatus) -> T {
-    do { return try body() } catch { throw BusItems.status(error) }
-  }
-}
-
-/// A provider's items as an `ItemSource`: object paths, each call a blocking D-Bus round trip
-/// on the client thread.
-struct BusItems: ItemSource {
-  let client: SecretServiceClient
 
   /// The Keychain status for a failure of the bus or the provider.
   static func status(_ error: any Error) -> KeychainStatus {

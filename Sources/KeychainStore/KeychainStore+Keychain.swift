@@ -13,17 +13,18 @@ import KeychainCore
 import KeychainCrypto
 
 extension KeychainStore {
-  /// Runs `body`, reporting any failure as a Keychain status (a store error by its status).
-  public static func keychainStatus<T>(_ body: () throws -> T) throws(KeychainStatus) -> T {
-    do {
-      return try body()
-    } catch let status as KeychainStatus {
-      throw status
-    } catch let error as StoreError {
-      throw error.status
-    } catch {
-      throw KeychainStatus(KeychainStatus.decode.code, detail: "\(error)")
+  /// The Keychain status for a failure of the store.
+  public static func status(for error: any Error) -> KeychainStatus {
+    switch error {
+    case let status as KeychainStatus: status
+    case let error as StoreError: error.status
+    default: KeychainStatus(KeychainStatus.decode.code, detail: "\(error)")
     }
+  }
+
+  /// Runs `body`, reporting any failure as a Keychain status.
+  static func keychainStatus<T>(_ body: () throws -> T) throws(KeychainStatus) -> T {
+    do { return try body() } catch { throw status(for: error) }
   }
 
   /// The persistent reference of an item: its collection and number.

@@ -33,26 +33,26 @@ extension SecretServiceClient {
   /// those unlocked.
   public func unlock(_ paths: [ObjectPath]) async throws -> [ObjectPath] {
     guard !paths.isEmpty else { return [] }
-    let reply = try await call(
-      Self.service, SecretService.serviceInterface, "Unlock", [paths.dbusValue])
-    guard reply.count == 2, let prompt = reply[1].objectPath else {
-      throw DBusError(.failed, "Unlock answered oddly")
-    }
-    var unlocked = try [ObjectPath](dbusValue: reply[0])
-    if let more = try await complete(prompt) { unlocked += try [ObjectPath](dbusValue: more) }
-    return unlocked
+    return try await lockOrUnlock("Unlock", paths)
   }
 
   /// Locks `paths` (items or collections); returns those locked.
   public func lock(_ paths: [ObjectPath]) async throws -> [ObjectPath] {
+    try await lockOrUnlock("Lock", paths)
+  }
+
+  /// Lock or Unlock: the objects done at once, plus those its prompt (if any) did.
+  private func lockOrUnlock(_ member: MemberName, _ paths: [ObjectPath]) async throws
+    -> [ObjectPath]
+  {
     let reply = try await call(
-      Self.service, SecretService.serviceInterface, "Lock", [paths.dbusValue])
+      Self.service, SecretService.serviceInterface, member, [paths.dbusValue])
     guard reply.count == 2, let prompt = reply[1].objectPath else {
-      throw DBusError(.failed, "Lock answered oddly")
+      throw DBusError(.failed, "\(member) answered oddly")
     }
-    var locked = try [ObjectPath](dbusValue: reply[0])
-    if let more = try await complete(prompt) { locked += try [ObjectPath](dbusValue: more) }
-    return locked
+    var done = try [ObjectPath](dbusValue: reply[0])
+    if let more = try await complete(prompt) { done += try [ObjectPath](dbusValue: more) }
+    return done
   }
 
   /// Creates an item in `collection` (the default one unless given). A missing default
@@ -97,20 +97,7 @@ extension SecretServiceClient {
 
   /// CreateCollection with the `default` alias, as libsecret does on a fresh account.
   func createDefaultCollection() async throws -> ObjectPath {
-    let reply = try await call(
-      Self.service, SecretService.serviceInterface, "CreateCollection",
-      [
-        ["org.freedesktop.Secret.Collection.Label": DBusValue.string("Login")].dbusValue,
-        .string("default"),
-      ])
-    guard reply.count == 2, let collection = reply[0].objectPath,
-      let prompt = reply[1].objectPath
-    else { throw DBusError(.failed, "CreateCollection answered oddly") }
-    if collection.rawValue != "/" { return collection }
-    guard let created = try await complete(prompt)?.objectPath else {
-      throw DBusError(.failed, "CreateCollection's prompt returned no collection")
-    }
-    return created
+    try await createCollection(label: "Login", alias: "default")
   }
 
   /// Replaces the secret of an item.
