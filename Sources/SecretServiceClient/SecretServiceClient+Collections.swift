@@ -24,12 +24,8 @@ extension SecretServiceClient {
     }
     var collections: [RemoteCollection] = []
     for path in try [ObjectPath](dbusValue: list) {
-      let all = try await call(
-        path, .properties, "GetAll", [.string(SecretService.collectionInterface.rawValue)])
-      let properties = try [String: DBusValue](dbusValue: all.first ?? .array(.string, []))
-      func value(_ name: String) -> DBusValue? {
-        if case .variant(let inner)? = properties[name] { inner } else { properties[name] }
-      }
+      let properties = try await properties(of: path, SecretService.collectionInterface)
+      func value(_ name: String) -> DBusValue? { properties[name] }
       let items = try value("Items").map { try [ObjectPath](dbusValue: $0) } ?? []
       guard case .boolean(let locked)? = value("Locked") else {
         throw DBusError(.failed, "\(path) has no Locked property")

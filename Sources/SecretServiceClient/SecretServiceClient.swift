@@ -80,14 +80,20 @@ public struct SecretServiceClient: Sendable {
     return (try [ObjectPath](dbusValue: reply[0]), try [ObjectPath](dbusValue: reply[1]))
   }
 
+  /// Every property of `interface` on `path`, in one GetAll, the values out of their variants.
+  func properties(of path: ObjectPath, _ interface: InterfaceName) async throws
+    -> [String: DBusValue]
+  {
+    let reply = try await call(path, .properties, "GetAll", [.string(interface.rawValue)])
+    return try [String: DBusValue](dbusValue: reply.first ?? .array(.string, [])).mapValues {
+      if case .variant(let inner) = $0 { inner } else { $0 }
+    }
+  }
+
   /// Label, attributes and dates of an item, in one GetAll.
   public func item(_ path: ObjectPath) async throws -> RemoteItem {
-    let reply = try await call(
-      path, .properties, "GetAll", [.string(SecretService.itemInterface.rawValue)])
-    let properties = try [String: DBusValue](dbusValue: reply.first ?? .array(.string, []))
-    func value(_ name: String) -> DBusValue? {
-      if case .variant(let inner)? = properties[name] { inner } else { properties[name] }
-    }
+    let properties = try await properties(of: path, SecretService.itemInterface)
+    func value(_ name: String) -> DBusValue? { properties[name] }
     guard let label = value("Label")?.string, let attributes = value("Attributes") else {
       throw DBusError(.failed, "the item \(path) has no Label or Attributes")
     }
