@@ -25,17 +25,13 @@ struct BusItems: ItemSource {
     }
   }
 
-  /// The session bus's provider if one owns or can start the name; nil otherwise.
+  /// The session bus's provider if one owns or can start the name; nil otherwise. One
+  /// connection does both: with no owner and nothing to activate, the bus answers OpenSession
+  /// with ServiceUnknown at once.
   static func ifReachable() -> BusItems? {
     guard let address = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"],
       !address.isEmpty
     else { return nil }
-    let reachable = try? ClientThread.blocking {
-      let connection = try await Connection.connect(to: address)
-      defer { Task { await connection.close() } }
-      return await SecretServiceClient.isAvailable(on: connection)
-    }
-    guard reachable == true else { return nil }
     return try? connect(address: address)
   }
 

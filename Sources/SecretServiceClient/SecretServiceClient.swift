@@ -51,19 +51,6 @@ public struct SecretServiceClient: Sendable {
     throw DBusError(.notSupported, "the provider offers no session algorithm we know")
   }
 
-  /// Whether a provider owns `org.freedesktop.secrets` or the bus can start one.
-  public static func isAvailable(on connection: Connection) async -> Bool {
-    if (try? await connection.nameOwner(SecretService.busName)) != nil { return true }
-    let names = try? await connection.call(
-      .methodCall(
-        destination: .bus, path: "/org/freedesktop/DBus", interface: .bus,
-        member: "ListActivatableNames"))
-    guard let list = names?.body.first, let strings = try? [String](dbusValue: list) else {
-      return false
-    }
-    return strings.contains(SecretService.busName.rawValue)
-  }
-
   func call(
     _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ body: [DBusValue] = []
   ) async throws(DBusError) -> [DBusValue] {
