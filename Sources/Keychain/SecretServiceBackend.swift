@@ -41,9 +41,9 @@ struct BusItems: ItemSource {
     case let status as KeychainStatus: return status
     case is PromptDismissed: return .userCanceled
     case let error as DBusError:
+      if error.name.meansNoSuchObject { return .itemNotFound }
       switch error.name {
       case ErrorName.isLocked: return .interactionNotAllowed
-      case ErrorName.noSuchObject, .unknownObject: return .itemNotFound
       case .serviceUnknown, .nameHasNoOwner, .disconnected, .noReply, .timeout:
         return KeychainStatus(KeychainStatus.notAvailable.code, detail: error.name.rawValue)
       case .accessDenied: return .authFailed
@@ -79,7 +79,7 @@ struct BusItems: ItemSource {
         let locked = try await client.isLocked(path)
         return (path, locked)
       } catch let error as DBusError
-        where error.name == .unknownObject || error.name == ErrorName.noSuchObject
+        where error.name.meansNoSuchObject
       {
         return nil
       }

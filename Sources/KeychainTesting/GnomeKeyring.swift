@@ -17,8 +17,9 @@ public final class GnomeKeyring: Sendable {
   public let home: TemporaryDirectory
   private let pid: UInt32
 
-  /// Starts it with `--unlock` (which creates the login keyring) and waits for the name.
-  public init() async throws {
+  /// Starts it and waits for the name: with `--unlock` (which creates the login keyring), or,
+  /// without `login`, fresh, with no keyring at all (creating one then needs its prompter).
+  public init(login: Bool = true) async throws {
     guard let executable = Self.executable else { throw TestingError("no gnome-keyring") }
     bus = try PrivateBus()
     home = try TemporaryDirectory(prefix: "gnome-keyring")
@@ -28,8 +29,8 @@ public final class GnomeKeyring: Sendable {
       attributes: [.posixPermissions: 0o700])
     // The parent exits once the daemon runs in the background.
     let started = try runCommand(
-      executable, ["--unlock", "--components=secrets"], environment: environment,
-      stdin: Array("password".utf8))
+      executable, [login ? "--unlock" : "--daemonize", "--components=secrets"],
+      environment: environment, stdin: login ? Array("password".utf8) : [])
     guard started.status == 0 else { throw TestingError("gnome-keyring: \(started.stderr)") }
     let watcher = try await bus.connect()
     for _ in 0..<1500 {  // a bound, not a speed check

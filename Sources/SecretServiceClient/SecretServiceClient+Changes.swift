@@ -83,9 +83,7 @@ extension SecretServiceClient {
       } catch let error as DBusError where attempt < 2 {
         if error.name == ErrorName.isLocked {
           _ = try await unlock([target])
-        } else if error.name == ErrorName.noSuchObject || error.name == .unknownObject,
-          target == Self.defaultCollection
-        {
+        } else if error.name.meansNoSuchObject, target == Self.defaultCollection {
           target = try await createDefaultCollection()
         } else {
           throw error
@@ -97,7 +95,7 @@ extension SecretServiceClient {
 
   /// CreateCollection with the `default` alias, as libsecret does on a fresh account.
   func createDefaultCollection() async throws -> ObjectPath {
-    try await createCollection(label: "Login", alias: "default")
+    try await createCollection(label: "Default keyring", alias: "default")
   }
 
   /// Replaces the secret of an item.

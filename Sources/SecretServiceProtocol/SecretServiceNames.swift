@@ -33,4 +33,11 @@ extension ErrorName {
   public static let noSession: ErrorName = "org.freedesktop.Secret.Error.NoSession"
   /// No such item or collection.
   public static let noSuchObject: ErrorName = "org.freedesktop.Secret.Error.NoSuchObject"
+
+  /// Whether the error says the object is not there. Providers differ: gnome-keyring answers a
+  /// missing alias or item with UnknownMethod ("Object does not exist at path"), others with
+  /// UnknownObject or NoSuchObject; libsecret and SecretStorage treat all three alike.
+  public var meansNoSuchObject: Bool {
+    self == .noSuchObject || self == .unknownObject || self == .unknownMethod
+  }
 }

@@ -99,4 +99,16 @@ import Testing
       environment: environment)
     #expect(lookup.stdout == "n3w")
   }
+
+  /// gnome-keyring with no keyring answers the default alias with UnknownMethod; the library
+  /// creates the collection as libsecret does, and a prompt nobody can show is the user saying
+  /// no (errSecUserCanceled), not an internal failure.
+  @Test(.enabled(if: GnomeKeyring.executable != nil, "gnome-keyring is not installed"))
+  func aFreshGnomeKeyringWithNoPrompterIsUserCanceled() async throws {
+    let gnome = try await GnomeKeyring(login: false)
+    var environment = gnome.environment
+    environment["KEYCHAIN_BACKEND"] = "secret-service"
+    let add = try runCommand(Self.samples, ["add", "zed", "pw"], environment: environment)
+    #expect(add.stdout == "failed: OSStatus -128: User canceled the operation.\n", "\(add.stderr)")
+  }
 }
