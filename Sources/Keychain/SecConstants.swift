@@ -186,12 +186,15 @@ public let kSecValueRef: CFString = "v_Ref"
 public let kSecValuePersistentRef: CFString = "v_PersistentRef"
 /// Accepted for source compatibility; Linux has one keychain model.
 public let kSecUseDataProtectionKeychain: CFString = "nleg"
-/// Whether the keychain may ask the user to unlock: `kSecUseAuthenticationUIAllow` or `…Fail`.
+/// Whether the keychain may ask the user to unlock: `kSecUseAuthenticationUIAllow`, `…Fail` or
+/// `…Skip`.
 public let kSecUseAuthenticationUI: CFString = "u_AuthUI"
 /// Ask the user when an item is locked (the default).
 public let kSecUseAuthenticationUIAllow: CFString = "u_AuthUIA"
 /// Fail with `errSecInteractionNotAllowed` instead of asking.
 public let kSecUseAuthenticationUIFail: CFString = "u_AuthUIF"
+/// Leave locked items out of the results instead of asking.
+public let kSecUseAuthenticationUISkip: CFString = "u_AuthUIS"
 /// Attributes for the private key of `SecKeyCreateRandomKey`.
 public let kSecPrivateKeyAttrs: CFString = "private"
 /// Attributes for the public key of `SecKeyCreateRandomKey`.

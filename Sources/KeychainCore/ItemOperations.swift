@@ -32,8 +32,8 @@ public protocol ItemSource {
 
 extension ItemSource {
   /// Matches of `query`, at most `limit`; `errSecItemNotFound` when there are none, or
-  /// `errSecInteractionNotAllowed` when only locked items could match and the query does not
-  /// allow asking.
+  /// `errSecInteractionNotAllowed` when only locked items could match and the query neither
+  /// allows asking nor skips them.
   public func matches(_ query: ItemQuery, data: Bool, limit: Int?) throws -> [(
     ItemID, FoundItem
   )] {
@@ -47,10 +47,13 @@ extension ItemSource {
     } else {
       (candidates, locked) = try search(SecretServiceMapping.searchPairs(for: query))
     }
-    if !locked.isEmpty, query.allowsInteraction {
+    switch query.authenticationUI {
+    case .allow where !locked.isEmpty:
       let opened = try unlock(locked)
       candidates += opened
       locked.removeAll { opened.contains($0) }
+    case .skip: locked = []
+    default: break
     }
     var results: [(ItemID, FoundItem)] = []
     for item in candidates {

@@ -53,8 +53,8 @@ public struct ItemQuery: Sendable {
   public var returns: ReturnOptions = []
   /// `kSecValuePersistentRef`: only the item with this persistent reference.
   public var persistentReference: [UInt8]?
-  /// False when `kSecUseAuthenticationUI` is `kSecUseAuthenticationUIFail`: never prompt.
-  public var allowsInteraction = true
+  /// `kSecUseAuthenticationUI`: what a locked item that might match does to the search.
+  public var authenticationUI = AuthenticationUI.allow
 
   /// An empty query for `itemClass`: it matches every item of the class.
   public init(itemClass: ItemClass) { self.itemClass = itemClass }
@@ -111,4 +111,15 @@ public struct ItemChanges: Sendable {
     self.attributes = attributes
     self.data = data
   }
+}
+
+/// What a search does with items it could only read after the user unlocks them.
+public enum AuthenticationUI: Sendable {
+  /// Ask the user to unlock them (`kSecUseAuthenticationUIAllow`, the default).
+  case allow
+  /// Never ask; when only locked items could match, fail with `errSecInteractionNotAllowed`
+  /// (`kSecUseAuthenticationUIFail`).
+  case fail
+  /// Never ask, and leave locked items out as if they were not there (`kSecUseAuthenticationUISkip`).
+  case skip
 }

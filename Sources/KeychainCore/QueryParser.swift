@@ -27,6 +27,7 @@ public enum QueryParser {
     public static let useAuthenticationUI = "u_AuthUI"
     public static let useAuthenticationUIAllow = "u_AuthUIA"
     public static let useAuthenticationUIFail = "u_AuthUIF"
+    public static let useAuthenticationUISkip = "u_AuthUIS"
   }
 
   private enum Use { case add, search, update, delete }
@@ -159,8 +160,9 @@ public enum QueryParser {
         }
       case Key.useAuthenticationUI:
         switch value as? String {
-        case Key.useAuthenticationUIAllow: parsed.query.allowsInteraction = true
-        case Key.useAuthenticationUIFail: parsed.query.allowsInteraction = false
+        case Key.useAuthenticationUIAllow: parsed.query.authenticationUI = .allow
+        case Key.useAuthenticationUIFail: parsed.query.authenticationUI = .fail
+        case Key.useAuthenticationUISkip: parsed.query.authenticationUI = .skip
         default: throw .param("kSecUseAuthenticationUI has an unknown value")
         }
       default:

@@ -107,4 +107,49 @@ import Testing
       try store.copyMatching(try QueryParser.search(["class": "inet"]))
     }
   }
+
+  /// A store cannot ask for a password, so locked items are what `kSecUseAuthenticationUI`
+  /// decides: `…Allow` and `…Fail` say `errSecInteractionNotAllowed` when only a locked item
+  /// could match, `…Skip` leaves it out (`errSecItemNotFound`); unlocked matches come back in
+  /// every case.
+  @Test func lockedItemsFollowKSecUseAuthenticationUI() throws {
+    let fixture = try StoreFixture()
+    let store = try fixture.open()
+    try store.createCollection(name: "login", label: "Login", password: secure("pw"))
+    let work = try store.createCollection(label: "Work", password: secure("work"))
+    try store.add(
+      try QueryParser.add(["class": "genp", "svce": "mail", "acct": "alice"]), to: "login")
+    let bob = try store.add(
+      try QueryParser.add(["class": "genp", "svce": "mail", "acct": "bob"]), to: work.name)
+    try store.lock(work.name)
+
+    func search(_ extra: [String: Any]) throws -> [FoundItem] {
+      try store.copyMatching(
+        try QueryParser.search(["class": "genp", "m_Limit": "m_LimitAll"].merging(extra) { $1 }))
+    }
+    for ui in ["u_AuthUIA", "u_AuthUIF", "u_AuthUIS"] {
+      let both = try search(["svce": "mail", "u_AuthUI": ui])
+      #expect(both.map { $0.attributes[.account] } == [.string("alice")], "\(ui)")
+    }
+    for ui in ["u_AuthUIA", "u_AuthUIF"] {
+      #expect(throws: KeychainStatus.interactionNotAllowed, "\(ui)") {
+        try search(["acct": "bob", "u_AuthUI": ui])
+      }
+      #expect(throws: KeychainStatus.interactionNotAllowed, "\(ui)") {
+        try search(["v_PersistentRef": Data(bob.persistentReference), "u_AuthUI": ui])
+      }
+    }
+    #expect(throws: KeychainStatus.itemNotFound) {
+      try search(["acct": "bob", "u_AuthUI": "u_AuthUIS"])
+    }
+    #expect(throws: KeychainStatus.itemNotFound) {
+      try search(["v_PersistentRef": Data(bob.persistentReference), "u_AuthUI": "u_AuthUIS"])
+    }
+    #expect(throws: KeychainStatus.param("kSecUseAuthenticationUI has an unknown value")) {
+      try QueryParser.search(["class": "genp", "u_AuthUI": "u_AuthUIX"])
+    }
+    // Unlocked, the item is there for every setting.
+    try store.unlock(work.name, password: secure("work"))
+    #expect(try search(["acct": "bob", "u_AuthUI": "u_AuthUIS"]).count == 1)
+  }
 }
