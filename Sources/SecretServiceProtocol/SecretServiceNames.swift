@@ -33,6 +33,13 @@ extension ErrorName {
   public static let noSession: ErrorName = "org.freedesktop.Secret.Error.NoSession"
   /// No such item or collection.
   public static let noSuchObject: ErrorName = "org.freedesktop.Secret.Error.NoSuchObject"
+  /// A wrong password given to gnome-keyring's master-password methods; keychaind answers
+  /// those methods with the same name, so scripts written for one work with the other.
+  public static let gnomeDenied: ErrorName = "org.gnome.keyring.Error.Denied"
+
+  /// Whether the error says a password given was not correct (gnome-keyring's name, or the
+  /// generic AccessDenied another provider might use).
+  public var meansWrongPassword: Bool { self == .gnomeDenied || self == .accessDenied }
 
   /// Whether the error says the object is not there. Providers differ: gnome-keyring answers a
   /// missing alias or item with UnknownMethod ("Object does not exist at path"), others with

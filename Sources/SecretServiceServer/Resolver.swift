@@ -59,7 +59,7 @@ enum Resolver {
     case .noSuchCollection, .noSuchItem: return DBusError(.noSuchObject, error.description)
     case .limitExceeded: return DBusError(.limitsExceeded, error.description)
     case .invalid, .collectionExists: return DBusError(.invalidArgs, error.description)
-    case .wrongPassword: return DBusError(.accessDenied, error.description)
+    case .wrongPassword: return DBusError(.gnomeDenied, error.description)
     case .newerSchema, .unsafePermissions, .corrupt: return DBusError(.failed, error.description)
     }
   }

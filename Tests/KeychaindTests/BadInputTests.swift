@@ -160,11 +160,11 @@ private struct BadCall: CustomStringConvertible {
         body: [.objectPath(missing), secret(mine)], expected: .noSuchObject),
       .init(
         path: service, interface: gnome, member: "UnlockWithMasterPassword",
-        body: [.objectPath(login), secret(mine, [9, 9])], expected: .accessDenied),
+        body: [.objectPath(login), secret(mine, [9, 9])], expected: .gnomeDenied),
       .init(
         path: service, interface: gnome, member: "ChangeWithMasterPassword",
         body: [.objectPath(login), secret(mine, [9]), secret(mine, [8])],
-        expected: .accessDenied),
+        expected: .gnomeDenied),
       .init(
         path: service, interface: gnome, member: "ChangeWithPrompt",
         body: [.objectPath("/org/freedesktop/secrets/collection/session")],

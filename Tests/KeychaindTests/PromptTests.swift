@@ -155,7 +155,7 @@ private let login = "/org/freedesktop/secrets/collection/login"
   @Test func gnomeKeyringMasterPasswordMethods() async throws {
     let daemon = try await DaemonProcess()
     let output = try PromptClient(daemon, ["master"]).finish()
-    #expect(output.contains("WRONG org.freedesktop.DBus.Error.AccessDenied"), "\(output)")
+    #expect(output.contains("WRONG org.gnome.keyring.Error.Denied"), "\(output)")
     #expect(
       output.contains("MASTER /org/freedesktop/secrets/collection/Scripted Scripted False"),
       "\(output)")
