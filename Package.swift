@@ -77,7 +77,8 @@ let package = Package(
     .executableTarget(
       name: "keychainctl",
       dependencies: [
-        "Keychain", "SecretServiceClient", "KeychainCrypto", "KeychainDBus",
+        "Keychain", "SecretServiceClient", "SecretServiceProtocol", "KeychainCrypto",
+        "KeychainDBus",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
@@ -139,7 +140,7 @@ let package = Package(
     .testTarget(
       name: "SecretServiceProtocolTests",
       dependencies: ["SecretServiceProtocol", "KeychainDBus", "KeychainCrypto", "KeychainTesting"]),
-    .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KeychainTesting"]),
+    .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KeychainTesting", "keychaind"]),
     // Black box: the built keychaind on a private bus, driven by real clients.
     .testTarget(
       name: "KeychaindTests",

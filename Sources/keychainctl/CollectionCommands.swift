@@ -4,8 +4,10 @@
 
 import ArgumentParser
 import Foundation
+import KeychainCrypto
 import KeychainDBus
 import SecretServiceClient
+import SecretServiceProtocol
 
 struct List: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -82,13 +84,22 @@ func collectionPath(_ client: SecretServiceClient, _ name: String) async throws 
 
 struct Create: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Create a collection (its password is asked through the provider's prompt).")
+    abstract: "Create a collection; its password is asked through the provider's prompt.")
   @Argument(help: "The collection's label.") var label: String
   @Option(help: "An alias for it, such as default.") var alias: String = ""
+  @Flag(help: .passwordStdin) var passwordStdin = false
 
   func run() async throws {
     let client = try await connectedClient()
-    print(try await client.createCollection(label: label, alias: alias).rawValue)
+    let path =
+      if passwordStdin {
+        try await client.createCollection(
+          label: label, alias: alias,
+          password: SecureBytes(copying: try SecretInput.newPassword(prompt: "Password: ")))
+      } else {
+        try await client.createCollection(label: label, alias: alias)
+      }
+    print(path.rawValue)
   }
 }
 
@@ -117,11 +128,42 @@ struct SetDefault: AsyncParsableCommand {
 
 struct Passwd: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Change a collection's password through the provider's prompt.")
+    abstract: "Change a collection's password through the provider's prompt.",
+    discussion: """
+      With --password-stdin, the current and the new password are read from standard input, \
+      one per line, or typed at the terminal (the new one twice).
+      """)
   @Argument(help: "The collection's object path or label.") var collection: String
+  @Flag(help: .passwordStdin) var passwordStdin = false
 
   func run() async throws {
     let client = try await connectedClient()
-    try await client.changePassword(of: try await collectionPath(client, collection))
+    let path = try await collectionPath(client, collection)
+    guard passwordStdin else { return try await client.changePassword(of: path) }
+    guard let old = SecretInput.line(prompt: "Current password: ") else {
+      throw InputError("no current password given")
+    }
+    let new = try SecretInput.newPassword(prompt: "New password: ")
+    try await sayingWrongPassword {
+      try await client.changePassword(
+        of: path, from: SecureBytes(copying: old), to: SecureBytes(copying: new))
+    }
   }
+}
+
+/// Runs `body`; a provider's "wrong password" becomes one plain line and exit status 1.
+func sayingWrongPassword(_ body: () async throws -> Void) async throws {
+  do {
+    try await body()
+  } catch let error as DBusError where error.name.meansWrongPassword {
+    complain("keychainctl: the password is not correct")
+    throw Exit.failure
+  }
+}
+
+extension ArgumentHelp {
+  /// The help of every `--password-stdin` flag.
+  static let passwordStdin = ArgumentHelp(
+    "Read the password from standard input (typed without echo at a terminal) instead of the "
+      + "provider's prompt; for scripts and machines with nobody to answer a prompt.")
 }

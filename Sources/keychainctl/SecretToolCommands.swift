@@ -155,17 +155,38 @@ struct Lock: AsyncParsableCommand {
 
 struct Unlock: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Unlock a collection (by path or label), or all of them, through the prompt.")
+    abstract: "Unlock a collection (by path or label), or all of them, through the prompt.",
+    discussion: """
+      With --password-stdin, one collection is unlocked with the password given: the one named, \
+      or the default collection.
+      """)
 
   @Option(help: "The collection's object path or label.") var collection: String?
+  @Flag(help: .passwordStdin) var passwordStdin = false
 
   func run() async throws {
     let client = try await connectedClient()
+    if passwordStdin {
+      guard let path = try await passwordTarget(client) else {
+        complain("keychainctl: there is no default collection; name one with --collection")
+        throw Exit.failure
+      }
+      let password = SecretInput.read(prompt: "Password: ", trimNewline: true)
+      return try await sayingWrongPassword {
+        try await client.unlock(path, password: SecureBytes(copying: password))
+      }
+    }
     let wanted = try await collectionPaths(client, collection)
     let unlocked = try await client.unlock(wanted)
     if Set(unlocked) != Set(wanted) {
       complain("keychainctl: not unlocked (the prompt was dismissed?)")
       throw Exit.failure
     }
+  }
+
+  /// The collection `--collection` names, else the default one.
+  private func passwordTarget(_ client: SecretServiceClient) async throws -> ObjectPath? {
+    if let collection { return try await collectionPath(client, collection) }
+    return try await client.readAlias("default")
   }
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 //
-// Reading a secret: from a terminal with echo off (and a prompt on stderr), else everything on
-// standard input.
+// Reading a secret: from a terminal with echo off (and a prompt on stderr), else from standard
+// input.
 
 import Foundation
 
@@ -10,25 +10,51 @@ import Foundation
 #endif
 
 enum SecretInput {
+  static var isTerminal: Bool { isatty(STDIN_FILENO) != 0 }
+
   /// The secret: typed at a terminal without echo, or read whole from a pipe. A pipe's single
   /// trailing newline is kept for `store` (secret-tool keeps what it is given) and dropped by
   /// the password verbs when `trimNewline` is set.
   static func read(prompt: String, trimNewline: Bool) -> [UInt8] {
-    if isatty(STDIN_FILENO) != 0 {
-      FileHandle.standardError.write(Data(prompt.utf8))
-      var saved = termios()
-      tcgetattr(STDIN_FILENO, &saved)
-      var quiet = saved
-      quiet.c_lflag &= ~tcflag_t(ECHO)
-      tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
-      defer {
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
-        FileHandle.standardError.write(Data("\n".utf8))
-      }
-      return Array((Swift.readLine(strippingNewline: true) ?? "").utf8)
-    }
+    if isTerminal { return typed(prompt: prompt) }
     var bytes = Array(FileHandle.standardInput.readDataToEndOfFile())
     if trimNewline, bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
     return bytes
   }
+
+  /// One line: typed at a terminal without echo, or the next line of a pipe (nil at its end).
+  static func line(prompt: String) -> [UInt8]? {
+    if isTerminal { return typed(prompt: prompt) }
+    return Swift.readLine(strippingNewline: true).map { Array($0.utf8) }
+  }
+
+  /// A new password: typed twice at a terminal (they must agree), or one line of a pipe.
+  static func newPassword(prompt: String) throws -> [UInt8] {
+    guard let password = line(prompt: prompt) else { throw InputError("no password given") }
+    if isTerminal, typed(prompt: "Repeat it: ") != password {
+      throw InputError("the passwords do not match")
+    }
+    return password
+  }
+
+  /// A line typed at the terminal with echo off.
+  private static func typed(prompt: String) -> [UInt8] {
+    FileHandle.standardError.write(Data(prompt.utf8))
+    var saved = termios()
+    tcgetattr(STDIN_FILENO, &saved)
+    var quiet = saved
+    quiet.c_lflag &= ~tcflag_t(ECHO)
+    tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+    defer {
+      tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+      FileHandle.standardError.write(Data("\n".utf8))
+    }
+    return Array((Swift.readLine(strippingNewline: true) ?? "").utf8)
+  }
+}
+
+/// Input that cannot be used, said plainly.
+struct InputError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
 }

@@ -119,13 +119,64 @@ import Testing
     #expect(try ctl(["store", "--label=L", "app", "gnome"], stdin: "s3cret").status == 0)
     #expect(try ctl(["lookup", "app", "gnome"]).stdout == "s3cret")
     #expect(try ctl(["search", "app", "gnome"]).stdout.contains("secret = s3cret"))
+    #expect(try ctl(["search", "--json", "app", "gnome"]).stdout.contains("\"s3cret\""))
     #expect(try ctl(["add-generic-password", "-a", "a", "-s", "s", "-w", "pw"]).status == 0)
     #expect(try ctl(["add-generic-password", "-a", "a", "-s", "s", "-w", "pw"]).status == 45)
     #expect(try ctl(["find-generic-password", "-a", "a", "-s", "s", "-w"]).stdout == "pw\n")
+    #expect(try ctl(["find-generic-password", "-s", "s"]).stdout.contains("\"acct\"=\"a\""))
     #expect(try ctl(["delete-generic-password", "-s", "s"]).status == 0)
+    let internet = ["-a", "carol", "-s", "example.org", "-r", "https", "-P", "8443"]
+    #expect(try ctl(["add-internet-password"] + internet + ["-w", "ipw"]).status == 0)
+    #expect(try ctl(["find-internet-password", "-s", "example.org", "-w"]).stdout == "ipw\n")
+    #expect(try ctl(["delete-internet-password", "-s", "example.org"]).status == 0)
+    #expect(try ctl(["find-internet-password", "-s", "example.org"]).status == 44)
     #expect(try ctl(["clear", "app", "gnome"]).status == 0)
     #expect(try ctl(["lookup", "app", "gnome"]).status == 1)
+    try collectionsWithPasswordsFromStandardInput(ctl)
     #expect(try ctl(["status"]).stdout.contains("provider: gnome-keyring-d"))
+    #expect(try ctl(["status", "--json"]).stdout.contains("\"locked\" : false"))
+  }
+
+  @Test func passwordsFromStandardInputNeedNoPrompt() async throws {
+    // Prompting is off: create, unlock and passwd succeed without it.
+    let daemon = try await DaemonProcess()
+    try collectionsWithPasswordsFromStandardInput { arguments, stdin in
+      try ctl(daemon, arguments, stdin: stdin)
+    }
+    _ = daemon.terminate()
+  }
+
+  /// create, set-default, lock, unlock, passwd and delete with `--password-stdin`, the same
+  /// on every provider that has gnome-keyring's master-password methods.
+  private func collectionsWithPasswordsFromStandardInput(
+    _ ctl: ([String], String) throws -> CommandResult
+  ) throws {
+    let vault = "/org/freedesktop/secrets/collection/Vault"
+    let created = try ctl(["create", "Vault", "--password-stdin"], "vault pw\n")
+    #expect(created.stdout == vault + "\n", "\(created.stderr)")
+    #expect(try ctl(["set-default", "Vault"], "").status == 0)
+    #expect(try ctl(["list"], "").stdout.contains("* \(vault)\tunlocked\t0 items\tVault"))
+    #expect(try ctl(["store", "--label=V", "in", "vault"], "x").status == 0)
+    #expect(try ctl(["lock", "--collection", "Vault"], "").status == 0)
+    #expect(try ctl(["lookup", "in", "vault"], "").status == 1)
+
+    let wrong = try ctl(["unlock", "--collection", "Vault", "--password-stdin"], "nope\n")
+    #expect(wrong.status == 1)
+    #expect(wrong.stderr == "keychainctl: the password is not correct\n")
+    // With no --collection, the default collection.
+    #expect(try ctl(["unlock", "--password-stdin"], "vault pw\n").status == 0)
+    #expect(try ctl(["lookup", "in", "vault"], "").stdout == "x")
+
+    #expect(try ctl(["passwd", "Vault", "--password-stdin"], "nope\nnew pw\n").status == 1)
+    #expect(try ctl(["passwd", "Vault", "--password-stdin"], "vault pw\n").status == 1)
+    #expect(try ctl(["passwd", "Vault", "--password-stdin"], "vault pw\nnew pw\n").status == 0)
+    _ = try ctl(["lock", "--collection", "Vault"], "")
+    #expect(try ctl(["unlock", "--password-stdin"], "vault pw\n").status == 1)
+    #expect(try ctl(["unlock", "--password-stdin"], "new pw\n").status == 0)
+    #expect(try ctl(["lookup", "in", "vault"], "").stdout == "x")
+
+    #expect(try ctl(["delete", "Vault"], "").status == 0)
+    #expect(!(try ctl(["list"], "").stdout.contains("Vault")))
   }
 
   @Test func collectionsAreCreatedMadeDefaultRekeyedAndDeleted() async throws {

@@ -243,7 +243,7 @@ _keychainctl_lock() {
 
 _keychainctl_unlock() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--password-stdin -h --help)
     repeating_options=()
     non_repeating_options=(--collection)
     __keychainctl_offer_flags_options 0
@@ -452,7 +452,7 @@ _keychainctl_list() {
 
 _keychainctl_create() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--password-stdin -h --help)
     repeating_options=()
     non_repeating_options=(--alias)
     __keychainctl_offer_flags_options 1
@@ -483,7 +483,7 @@ _keychainctl_set-default() {
 
 _keychainctl_passwd() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--password-stdin -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 1

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+//
+// Collections created, unlocked and re-keyed with a password the caller gives, for scripts and
+// machines with no one to answer a prompt. The Secret Service has no such calls; gnome-keyring's
+// `org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface` does (Seahorse and
+// `gnome-keyring-daemon --unlock` use it), and keychaind offers the same interface. The
+// passwords travel as Secret structs through the session, encrypted when it is a DH session.
+
+import KeychainCrypto
+import KeychainDBus
+import SecretServiceProtocol
+
+extension SecretServiceClient {
+  /// Creates a collection protected by `password`, with no prompt; with an `alias`, points the
+  /// alias at it.
+  public func createCollection(label: String, alias: String = "", password: SecureBytes)
+    async throws -> ObjectPath
+  {
+    let properties: [String: DBusValue] = [
+      "org.freedesktop.Secret.Collection.Label": .string(label)
+    ]
+    let reply = try await call(
+      Self.service, SecretService.gnomeInternalInterface, "CreateWithMasterPassword",
+      [properties.dbusValue, try wrap(password, contentType: "text/plain")])
+    guard let collection = reply.first?.objectPath, collection.rawValue != "/" else {
+      throw DBusError(.failed, "CreateWithMasterPassword answered oddly")
+    }
+    if !alias.isEmpty { try await setAlias(alias, to: collection) }
+    return collection
+  }
+
+  /// Unlocks `collection` with its password, with no prompt. A wrong password is an error
+  /// whose name `meansWrongPassword`.
+  public func unlock(_ collection: ObjectPath, password: SecureBytes) async throws {
+    _ = try await call(
+      Self.service, SecretService.gnomeInternalInterface, "UnlockWithMasterPassword",
+      [.objectPath(collection), try wrap(password, contentType: "text/plain")])
+  }
+
+  /// Changes the password of `collection` from `old` to `new`, with no prompt.
+  public func changePassword(of collection: ObjectPath, from old: SecureBytes, to new: SecureBytes)
+    async throws
+  {
+    _ = try await call(
+      Self.service, SecretService.gnomeInternalInterface, "ChangeWithMasterPassword",
+      [
+        .objectPath(collection), try wrap(old, contentType: "text/plain"),
+        try wrap(new, contentType: "text/plain"),
+      ])
+  }
+}
