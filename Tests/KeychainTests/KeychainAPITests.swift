@@ -16,6 +16,11 @@ import Testing
     return home
   }()
 
+  /// Puts the process back on the suite's embedded store (after a test on the bus).
+  static func useEmbeddedStore() {
+    KeychainBackend.use(.embedded(directory: home.path + "/store", password: "test password"))
+  }
+
   init() { _ = Self.home }
 
   @Test func nonsenseIsErrSecParamWithAppleMessages() {
