@@ -50,14 +50,53 @@ public final class SecKey: ItemReference, Sendable, CustomStringConvertible {
         isPrivate ? integers.count == 9 && integers[0].isEmpty : integers.count == 2
       else { throw .param("not a PKCS #1 RSA \(isPrivate ? "private" : "public") key") }
       let (n, e) = isPrivate ? (integers[1], integers[2]) : (integers[0], integers[1])
-      sizeInBits = n.isEmpty ? 0 : (n.count - 1) * 8 + (8 - n[0].leadingZeroBitCount)
-      guard sizeInBits >= 1024, !e.isEmpty else { throw .param("RSA keys have 1024 bits or more") }
+      let key = Self.rsaKey(integers, isPrivate: isPrivate)
+      // libgcrypt checks the numbers: n = p·q, e·d ≡ 1, and PKCS #1's CRT values.
+      guard key.isConsistent else {
+        throw .param("not a consistent RSA key of 1024 bits or more (libgcrypt's check)")
+      }
+      sizeInBits = key.sizeInBits
       publicRepresentation = DER.sequence(of: [n, e])
     }
     self.algorithm = algorithm
     self.isPrivate = isPrivate
     self.external = SecureBytes(copying: data)
     self.given = given
+  }
+
+  /// The numbers of PKCS #1's (n, e) or (0, n, e, d, p, q, dp, dq, qInv).
+  private static func rsaKey(_ integers: [[UInt8]], isPrivate: Bool) -> AsymmetricKey {
+    guard isPrivate else { return .rsaPublic(modulus: integers[0], exponent: integers[1]) }
+    let secret = integers[3...].map { SecureBytes(copying: $0) }
+    return .rsaPrivate(
+      RSAPrivateNumbers(
+        modulus: integers[1], publicExponent: integers[2], privateExponent: secret[0],
+        prime1: secret[1], prime2: secret[2], exponent1: secret[3], exponent2: secret[4],
+        coefficient: secret[5]))
+  }
+
+  /// The key as KeychainCrypto takes it.
+  var asymmetricKey: AsymmetricKey {
+    switch (algorithm, isPrivate) {
+    case (.ec, false): return .p256Public(point: publicRepresentation)
+    case (.ec, true):
+      let scalar = external.withUnsafeBytes { SecureBytes(copying: $0.suffix(32)) }
+      return .p256Private(point: publicRepresentation, scalar: scalar)
+    case (.rsa, _):
+      // The representation was checked when the key was made.
+      let integers = external.withUnsafeBytes { DER.integers(inSequence: Array($0)) ?? [] }
+      return Self.rsaKey(integers, isPrivate: isPrivate)
+    }
+  }
+
+  /// The public half, as KeychainCrypto takes it.
+  var publicKey: AsymmetricKey {
+    switch algorithm {
+    case .ec: return .p256Public(point: publicRepresentation)
+    case .rsa:
+      let integers = DER.integers(inSequence: publicRepresentation) ?? []
+      return .rsaPublic(modulus: integers[0], exponent: integers[1])
+    }
   }
 
   /// The key a keychain search found, for `kSecReturnRef`; nil for items that are not keys.
@@ -209,7 +248,7 @@ private func extraAttributes(_ options: [String: Any]) -> [AttributeKey: Attribu
 }
 
 /// Runs `body`; on failure stores an `NSError` in the OSStatus domain in `error` and returns nil.
-private func reporting<T>(
+func reporting<T>(
   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?, _ body: () throws(KeychainStatus) -> T
 ) -> T? {
   do {

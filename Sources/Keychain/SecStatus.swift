@@ -34,6 +34,8 @@ public let errSecInteractionNotAllowed: OSStatus = KeychainStatus.interactionNot
 public let errSecDecode: OSStatus = KeychainStatus.decode.code
 /// A component (the bus, the provider) failed in an unexpected way.
 public let errSecInternalComponent: OSStatus = KeychainStatus.internalComponent.code
+/// A signature did not verify.
+public let errSecVerifyFailed: OSStatus = KeychainStatus.verifyFailed.code
 
 /// A human-readable message for `status` (Apple's wording); `reserved` must be nil.
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?)

@@ -44,6 +44,8 @@ public struct KeychainStatus: Error, Hashable, Sendable, CustomStringConvertible
   public static let decode = KeychainStatus(-26275)
   /// `errSecInternalComponent`: a part below the API (the bus, the provider) failed.
   public static let internalComponent = KeychainStatus(-2070)
+  /// `errSecVerifyFailed`: a signature did not verify.
+  public static let verifyFailed = KeychainStatus(-67808)
 
   /// `errSecParam` explaining what was wrong.
   public static func param(_ detail: String) -> KeychainStatus {
@@ -67,6 +69,7 @@ public struct KeychainStatus: Error, Hashable, Sendable, CustomStringConvertible
     case -25308: "User interaction is not allowed."
     case -26275: "Unable to decode the provided data."
     case -2070: "An internal component failed."
+    case -67808: "A cryptographic verification failure has occurred."
     default: "OSStatus \(code)"
     }
   }

@@ -16,6 +16,21 @@ public struct RSAPrivateNumbers: Sendable {
   public var exponent1: SecureBytes
   public var exponent2: SecureBytes
   public var coefficient: SecureBytes
+
+  /// The numbers of a PKCS #1 RSAPrivateKey, in its order.
+  public init(
+    modulus: [UInt8], publicExponent: [UInt8], privateExponent: SecureBytes, prime1: SecureBytes,
+    prime2: SecureBytes, exponent1: SecureBytes, exponent2: SecureBytes, coefficient: SecureBytes
+  ) {
+    self.modulus = modulus
+    self.publicExponent = publicExponent
+    self.privateExponent = privateExponent
+    self.prime1 = prime1
+    self.prime2 = prime2
+    self.exponent1 = exponent1
+    self.exponent2 = exponent2
+    self.coefficient = coefficient
+  }
 }
 
 /// Generation and checks of P-256 and RSA keys.
