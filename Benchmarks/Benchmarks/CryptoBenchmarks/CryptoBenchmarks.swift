@@ -3,7 +3,8 @@
 // The cryptography on the daemon's paths: sealing and opening an item (AES-256-GCM), the index
 // digest of one attribute (HMAC-SHA256), a DH session's key agreement (1024-bit
 // MODP, both halves) and its AES-128-CBC secret transfer, and the password KDF that bounds
-// cold start (Argon2id at the recommended cost).
+// cold start (Argon2id at the recommended cost). And the Keychain library's SecKey work:
+// P-256 ECDSA and ECDH, RSA-2048 signatures.
 
 import Benchmark
 import KeychainCrypto
@@ -11,6 +12,15 @@ import KeychainCrypto
 let key = SecureBytes.random(count: 32)
 let secret = Array("correct horse battery staple".utf8)
 let sealed = try! AESGCM.seal(secret, key: key)
+let p256 = try! AsymmetricKeys.generateP256()
+let ecKey = AsymmetricKey.p256Private(point: p256.publicPoint, scalar: p256.privateScalar)
+let rsaNumbers = try! AsymmetricKeys.generateRSA(bits: 2048)
+let rsaKey = AsymmetricKey.rsaPrivate(rsaNumbers)
+let digest = HashFunction.sha256.hash(secret)
+// Made once here: setup inside a benchmark's closure would be timed with every sample.
+let ecSignature = try! ecKey.sign(digest: digest, hash: .sha256, scheme: .ecdsa)
+let ecPeer = try! AsymmetricKeys.generateP256().publicPoint
+let rsaSignature = try! rsaKey.sign(digest: digest, hash: .sha256, scheme: .pkcs1v15)
 
 // A function: the thresholds type is not Sendable, so it cannot be a global constant.
 func thresholds() -> [BenchmarkMetric: BenchmarkThresholds] {
@@ -63,6 +73,35 @@ let benchmarks: @Sendable () -> Void = {
       blackHole(
         try KeyDerivation.argon2id(
           password: password, salt: Array(repeating: 7, count: 16), parameters: .recommended))
+    }
+  }
+  Benchmark("P-256 ECDSA sign (RFC 6979)", configuration: quick) { benchmark in
+    for _ in benchmark.scaledIterations {
+      blackHole(try ecKey.sign(digest: digest, hash: .sha256, scheme: .ecdsa))
+    }
+  }
+  Benchmark("P-256 ECDSA verify", configuration: quick) { benchmark in
+    let publicKey = AsymmetricKey.p256Public(point: p256.publicPoint)
+    for _ in benchmark.scaledIterations {
+      blackHole(
+        publicKey.verify(signature: ecSignature, digest: digest, hash: .sha256, scheme: .ecdsa))
+    }
+  }
+  Benchmark("P-256 ECDH", configuration: quick) { benchmark in
+    for _ in benchmark.scaledIterations { blackHole(try ecKey.sharedSecret(with: ecPeer)) }
+  }
+  Benchmark("RSA-2048 PKCS #1 v1.5 sign", configuration: quick) { benchmark in
+    for _ in benchmark.scaledIterations {
+      blackHole(try rsaKey.sign(digest: digest, hash: .sha256, scheme: .pkcs1v15))
+    }
+  }
+  Benchmark("RSA-2048 PKCS #1 v1.5 verify", configuration: quick) { benchmark in
+    let publicKey = AsymmetricKey.rsaPublic(
+      modulus: rsaNumbers.modulus, exponent: rsaNumbers.publicExponent)
+    for _ in benchmark.scaledIterations {
+      blackHole(
+        publicKey.verify(
+          signature: rsaSignature, digest: digest, hash: .sha256, scheme: .pkcs1v15))
     }
   }
 }
