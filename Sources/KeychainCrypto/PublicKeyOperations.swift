@@ -113,6 +113,16 @@ public enum AsymmetricKey: Sendable {
     return Int(gcry_pk_get_nbits(key.handle))
   }
 
+  /// The length of a signature or ciphertext: the RSA modulus's, in bytes (read from the
+  /// numbers, not by building the key again).
+  private var modulusByteCount: Int {
+    switch self {
+    case .rsaPublic(let modulus, _): modulus.drop { $0 == 0 }.count
+    case .rsaPrivate(let numbers): numbers.modulus.drop { $0 == 0 }.count
+    case .p256Public, .p256Private: 32
+    }
+  }
+
   /// Signs `digest`, the `hash` of the message.
   public func sign(digest: [UInt8], hash: HashFunction, scheme: SignatureScheme) throws
     -> [UInt8]
@@ -126,7 +136,7 @@ public enum AsymmetricKey: Sendable {
       return try signature.number("r").leftPaddedBytes(count: 32).copyBytes()
         + signature.number("s").leftPaddedBytes(count: 32).copyBytes()
     }
-    return try signature.number("s").leftPaddedBytes(count: (sizeInBits + 7) / 8).copyBytes()
+    return try signature.number("s").leftPaddedBytes(count: modulusByteCount).copyBytes()
   }
 
   /// Whether `signature` is this key's over `digest`.
@@ -174,7 +184,7 @@ public enum AsymmetricKey: Sendable {
   /// Encrypts `plaintext` with an RSA key; the result is as long as the modulus.
   public func encrypt(_ plaintext: [UInt8], scheme: EncryptionScheme) throws -> [UInt8] {
     let key = try sexp()
-    let size = (sizeInBits + 7) / 8
+    let size = modulusByteCount
     let data: Sexp
     switch scheme {
     case .pkcs1v15:
