@@ -171,7 +171,10 @@ struct Unlock: AsyncParsableCommand {
         complain("keychainctl: there is no default collection; name one with --collection")
         throw Exit.failure
       }
-      let password = SecretInput.read(prompt: "Password: ", trimNewline: true)
+      // One line, as create and passwd read it.
+      guard let password = SecretInput.line(prompt: "Password: ") else {
+        throw InputError("no password given")
+      }
       return try await sayingWrongPassword {
         try await client.unlock(path, password: SecureBytes(copying: password))
       }
