@@ -76,11 +76,7 @@ public enum AsymmetricKeys {
     let (n, e, d) = (try key.number("n"), try key.number("e"), try key.number("d"))
     let (p, q, u) = (try key.number("q"), try key.number("p"), try key.number("u"))
     func reduced(_ prime: MPI) throws -> SecureBytes {
-      let minusOne = MPI(copying: prime)
-      gcry_mpi_sub_ui(minusOne.handle, minusOne.handle, 1)
-      let result = MPI(secureBits: UInt32(bits))
-      gcry_mpi_mod(result.handle, d.handle, minusOne.handle)
-      return SecureBytes(copying: try result.bytes())
+      SecureBytes(copying: try MPI.crtExponent(d, prime).bytes())
     }
     return RSAPrivateNumbers(
       modulus: try n.bytes(), publicExponent: try e.bytes(),
@@ -95,5 +91,16 @@ public enum AsymmetricKeys {
     var key: gcry_sexp_t?
     try Gcrypt.check(gcry_pk_genkey(&key, request.handle))
     return Sexp(owning: key!)
+  }
+}
+
+extension MPI {
+  /// PKCS #1's CRT exponent for `prime`: d mod (prime − 1), in secure memory.
+  static func crtExponent(_ d: MPI, _ prime: MPI) -> MPI {
+    let minusOne = MPI(copying: prime)
+    gcry_mpi_sub_ui(minusOne.handle, minusOne.handle, 1)
+    let result = MPI(secureBits: gcry_mpi_get_nbits(prime.handle))
+    gcry_mpi_mod(result.handle, d.handle, minusOne.handle)
+    return result
   }
 }

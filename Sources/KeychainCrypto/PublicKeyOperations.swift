@@ -256,15 +256,12 @@ extension RSAPrivateNumbers {
     let (p, q, d) = (
       try MPI(secret: prime1), try MPI(secret: prime2), try MPI(secret: privateExponent)
     )
-    let scratch = MPI(secureBits: UInt32(modulus.count * 8))
     // (Each MPI is a named local, so that it lives until the C call that reads its handle.)
     for (prime, stored) in [(p, exponent1), (q, exponent2)] {
-      let minusOne = MPI(copying: prime)
-      let expected = try MPI(secret: stored)
-      gcry_mpi_sub_ui(minusOne.handle, minusOne.handle, 1)
-      gcry_mpi_mod(scratch.handle, d.handle, minusOne.handle)
-      guard gcry_mpi_cmp(scratch.handle, expected.handle) == 0 else { return false }
+      let (computed, expected) = (MPI.crtExponent(d, prime), try MPI(secret: stored))
+      guard gcry_mpi_cmp(computed.handle, expected.handle) == 0 else { return false }
     }
+    let scratch = MPI(secureBits: UInt32(modulus.count * 8))
     let inverse = try MPI(secret: coefficient)
     gcry_mpi_mulm(scratch.handle, q.handle, inverse.handle, p.handle)
     return gcry_mpi_cmp_ui(scratch.handle, 1) == 0

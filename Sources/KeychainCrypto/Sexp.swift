@@ -16,7 +16,6 @@ final class Sexp {
   enum Argument {
     case number(MPI)
     case bytes([UInt8])
-    case secret(SecureBytes)
     case count(UInt32)
   }
 
@@ -32,77 +31,46 @@ final class Sexp {
     self.handle = handle!
   }
 
-  /// Builds `format`, whose `%m` and `%b` take `arguments` in order.
+  /// Builds `format`, whose `%m`, `%b` and `%u` take `arguments` in order.
   init(_ format: String, _ arguments: [Argument] = []) throws {
     Gcrypt.ensureInitialized()
-    // %m reads a gcry_mpi_t through its slot, %u an unsigned int; %b an int, then a pointer,
-    // through two slots. Bytes are copied into secure memory for the call and wiped with it.
-    var numbers: [OpaquePointer?] = []
-    var counts: [UInt32] = []
-    var lengths: [Int32] = []
-    var buffers: [SecureBytes] = []
-    for argument in arguments {
-      switch argument {
-      case .number(let mpi): numbers.append(mpi.handle)
-      case .bytes(let bytes):
-        lengths.append(Int32(bytes.count))
-        buffers.append(SecureBytes(copying: bytes))
-      case .secret(let bytes):
-        lengths.append(Int32(bytes.count))
-        buffers.append(bytes)
-      case .count(let value): counts.append(value)
-      }
+    // The byte strings end to end in secure memory, wiped when the call is done.
+    let strings = SecureBytes(
+      copying: arguments.flatMap { argument -> [UInt8] in
+        if case .bytes(let bytes) = argument { bytes } else { [] }
+      })
+    // gcry_sexp_build_array reads each argument through a pointer to it: %m a gcry_mpi_t, %u
+    // an unsigned int, %b an int length and then a pointer to the bytes (two entries). Each
+    // value gets an 8-byte cell of its own. (The MPIs stay alive in `arguments`.)
+    let cellCount = arguments.reduce(0) { count, argument in
+      if case .bytes = argument { count + 2 } else { count + 1 }
     }
-    let numberSlots = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: max(1, numbers.count))
-    let countSlots = UnsafeMutablePointer<UInt32>.allocate(capacity: max(1, counts.count))
-    let lengthSlots = UnsafeMutablePointer<Int32>.allocate(capacity: max(1, lengths.count))
-    let pointerSlots = UnsafeMutablePointer<UnsafeRawPointer?>.allocate(
-      capacity: max(1, buffers.count))
-    defer {
-      numberSlots.deallocate()
-      countSlots.deallocate()
-      lengthSlots.deallocate()
-      pointerSlots.deallocate()
+    let cells = UnsafeMutableRawPointer.allocate(byteCount: 8 * max(1, cellCount), alignment: 8)
+    defer { cells.deallocate() }
+    var slots: [UnsafeMutableRawPointer?] = []
+    func cell<T>(_ value: T) {
+      let cell = cells + 8 * slots.count
+      cell.storeBytes(of: value, as: T.self)
+      slots.append(cell)
     }
-    numberSlots.initialize(from: numbers, count: numbers.count)
-    countSlots.initialize(from: counts, count: counts.count)
-    lengthSlots.initialize(from: lengths, count: lengths.count)
     var handle: gcry_sexp_t?
-    var offset = 0
-    try Self.lending(buffers[...]) { pointers in
-      pointerSlots.initialize(from: pointers, count: pointers.count)
-      var slots: [UnsafeMutableRawPointer?] = []
-      var (nextNumber, nextCount, nextBuffer) = (0, 0, 0)
+    var errorOffset = 0
+    try strings.withUnsafeBytes { all in
+      // An empty string still needs a pointer libgcrypt may read zero bytes from.
+      var next = all.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
       for argument in arguments {
         switch argument {
-        case .number:
-          slots.append(UnsafeMutableRawPointer(numberSlots + nextNumber))
-          nextNumber += 1
-        case .count:
-          slots.append(UnsafeMutableRawPointer(countSlots + nextCount))
-          nextCount += 1
-        case .bytes, .secret:
-          slots.append(UnsafeMutableRawPointer(lengthSlots + nextBuffer))
-          slots.append(UnsafeMutableRawPointer(pointerSlots + nextBuffer))
-          nextBuffer += 1
+        case .number(let mpi): cell(mpi.handle)
+        case .count(let value): cell(value)
+        case .bytes(let bytes):
+          cell(Int32(bytes.count))
+          cell(next)
+          next += bytes.count
         }
       }
-      try Gcrypt.check(gcry_sexp_build_array(&handle, &offset, format, &slots))
+      try Gcrypt.check(gcry_sexp_build_array(&handle, &errorOffset, format, &slots))
     }
     self.handle = handle!
-  }
-
-  /// Calls `body` with the base addresses of `buffers`, all alive at once.
-  private static func lending(
-    _ buffers: ArraySlice<SecureBytes>, _ body: ([UnsafeRawPointer?]) throws -> Void,
-    _ lent: [UnsafeRawPointer?] = []
-  ) throws {
-    guard let first = buffers.first else { return try body(lent) }
-    try first.withUnsafeBytes { bytes in
-      // An empty buffer still needs a pointer libgcrypt may read zero bytes from.
-      let pointer = bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
-      try lending(buffers.dropFirst(), body, lent + [pointer])
-    }
   }
 
   deinit { gcry_sexp_release(handle) }

@@ -10,18 +10,16 @@ import KeychainTesting
 import Testing
 
 @Suite(.serialized) struct KeychainAPITests {
-  static let home: TemporaryDirectory = {
-    let home = try! TemporaryDirectory(prefix: "keychain-api")
-    KeychainBackend.use(.embedded(directory: home.path + "/store", password: "test password"))
-    return home
-  }()
+  static let home = try! TemporaryDirectory(prefix: "keychain-api")
+  /// The suite's embedded store; chosen once, the first time the suite runs.
+  static let embedded: Void = useEmbeddedStore()
 
-  /// Puts the process back on the suite's embedded store (after a test on the bus).
+  /// Puts the process on the suite's embedded store (again, after a test on the bus).
   static func useEmbeddedStore() {
     KeychainBackend.use(.embedded(directory: home.path + "/store", password: "test password"))
   }
 
-  init() { _ = Self.home }
+  init() { _ = Self.embedded }
 
   @Test func nonsenseIsErrSecParamWithAppleMessages() {
     #expect(SecItemAdd([kSecAttrAccount as String: "x"] as CFDictionary, nil) == errSecParam)
