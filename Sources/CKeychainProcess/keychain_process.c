@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "keychain_process.h"
 #include <signal.h>
+#include <errno.h>
 #include <sys/prctl.h>
+#include <time.h>
 
 int keychain_disable_dumps(void) {
     return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -21,7 +23,17 @@ int keychain_spawn(pid_t *pid, const char *file, const posix_spawn_file_actions_
     rc = posix_spawnattr_setsigmask(&attributes, &none);
     if (rc == 0) rc = posix_spawnattr_setsigdefault(&attributes, &all);
     if (rc == 0) rc = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    if (rc == 0) rc = posix_spawnp(pid, file, actions, &attributes, argv, envp);
+    /* ETXTBSY: another process still holds the program open for writing. That is brief when it
+     * is a child that a thread of ours forked while the program was being written (a test
+     * writing a scripted pinentry) or a package manager replacing it; wait a little and try
+     * again, as Go's os/exec does (golang/go#22315). */
+    for (int attempt = 1; rc == 0; attempt++) {
+        rc = posix_spawnp(pid, file, actions, &attributes, argv, envp);
+        if (rc != ETXTBSY || attempt == 20) break;
+        struct timespec pause = {0, 5000000L * attempt};
+        nanosleep(&pause, NULL);
+        rc = 0;
+    }
     posix_spawnattr_destroy(&attributes);
     return rc;
 }

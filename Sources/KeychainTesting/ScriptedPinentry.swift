@@ -65,8 +65,7 @@ public final class ScriptedPinentry: Sendable {
       done
       echo EOF >> "$dir/log"
       """
-    try script.write(toFile: program, atomically: true, encoding: .utf8)
-    chmod(program, 0o700)
+    try writeExecutable(script, to: program)
   }
 
   /// Assuan's escaping of data lines.

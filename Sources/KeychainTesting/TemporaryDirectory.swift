@@ -19,3 +19,18 @@ public final class TemporaryDirectory: Sendable {
 
   deinit { try? FileManager.default.removeItem(atPath: path) }
 }
+
+/// Writes a program to run, through a descriptor that no child can inherit.
+///
+/// Foundation's atomic write leaves its descriptor open across `fork`: a process another test
+/// thread starts at that moment keeps the program open for writing for as long as it lives, and
+/// every exec of the program then fails with ETXTBSY ("Text file busy").
+public func writeExecutable(_ text: String, to path: String) throws {
+  let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o700)
+  guard fd >= 0 else { throw TestingError("cannot create \(path): errno \(errno)") }
+  defer { close(fd) }
+  let bytes = Array(text.utf8)
+  guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
+    throw TestingError("cannot write \(path): errno \(errno)")
+  }
+}
