@@ -75,7 +75,14 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible {
   /// A copy of `bytes` in secure memory. The caller should wipe its own copy if it can.
   public init<Bytes: Collection<UInt8>>(copying bytes: Bytes) {
     self.init(count: bytes.count) { buffer in
-      _ = buffer.initializeMemory(as: UInt8.self, from: bytes)
+      // One memcpy for contiguous bytes (arrays, Data, buffer slices): a 10 MiB secret was
+      // copied byte by byte through the generic path, two thirds of a GetSecret's time.
+      let copied: Void? = bytes.withContiguousStorageIfAvailable { source in
+        if let base = source.baseAddress, !source.isEmpty {
+          buffer.baseAddress!.copyMemory(from: base, byteCount: source.count)
+        }
+      }
+      if copied == nil { _ = buffer.initializeMemory(as: UInt8.self, from: bytes) }
     }
   }
 
