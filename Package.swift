@@ -23,6 +23,8 @@ let package = Package(
     .library(name: "SecretServiceClient", targets: ["SecretServiceClient"]),
     // Private bus, child processes and a demo service, for tests and the benchmarks package.
     .library(name: "KeychainTesting", targets: ["KeychainTesting"]),
+    // A SQLite VFS that sees every sync, for LD_PRELOAD into keychaind in the tests only.
+    .library(name: "KeychainFaultVFS", type: .dynamic, targets: ["KeychainFaultVFS"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -120,6 +122,9 @@ let package = Package(
       dependencies: [
         "KeychainTesting", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
+
+    // Counts syncs and keeps what a power cut would leave (tests only, through LD_PRELOAD).
+    .target(name: "KeychainFaultVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
 
     // Test support: private dbus-daemon, child processes, temp dirs. Never linked into products.
     .target(

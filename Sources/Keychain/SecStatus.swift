@@ -10,6 +10,8 @@ import KeychainCore
 public let errSecSuccess: OSStatus = KeychainStatus.success.code
 /// The function or operation is not implemented.
 public let errSecUnimplemented: OSStatus = KeychainStatus.unimplemented.code
+/// The disk holding the keychain is full; nothing was written.
+public let errSecDskFull: OSStatus = KeychainStatus.diskFull.code
 /// One or more parameters passed to the function are not valid.
 public let errSecParam: OSStatus = KeychainStatus.param.code
 /// Memory could not be allocated.

@@ -20,6 +20,8 @@ public struct KeychainStatus: Error, Hashable, Sendable, CustomStringConvertible
   public static let success = KeychainStatus(0)
   /// `errSecUnimplemented`
   public static let unimplemented = KeychainStatus(-4)
+  /// `errSecDskFull`: the file system holding the store is full.
+  public static let diskFull = KeychainStatus(-34)
   /// `errSecParam`
   public static let param = KeychainStatus(-50)
   /// `errSecAllocate`
@@ -57,6 +59,7 @@ public struct KeychainStatus: Error, Hashable, Sendable, CustomStringConvertible
     switch code {
     case 0: "No error."
     case -4: "Function or operation not implemented."
+    case -34: "The disk is full."
     case -50: "One or more parameters passed to a function were not valid."
     case -108: "Failed to allocate memory."
     case -128: "User canceled the operation."

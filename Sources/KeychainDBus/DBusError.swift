@@ -59,6 +59,8 @@ extension ErrorName {
   public static let limitsExceeded: ErrorName = "org.freedesktop.DBus.Error.LimitsExceeded"
   /// Out of memory.
   public static let noMemory: ErrorName = "org.freedesktop.DBus.Error.NoMemory"
+  /// Reading or writing a file failed (a full disk, among others).
+  public static let ioError: ErrorName = "org.freedesktop.DBus.Error.IOError"
   /// The named service does not exist on the bus.
   public static let serviceUnknown: ErrorName = "org.freedesktop.DBus.Error.ServiceUnknown"
   /// The named connection does not exist on the bus.

@@ -26,16 +26,22 @@ extension KeychainStore {
     let wrappedKey: [UInt8]
   }
 
+  /// The key record of `collection`, checked with the metadata key: a damaged record is
+  /// `corrupt`, never mistaken for a wrong password.
   private func wrapping(_ collection: String) throws -> Wrapping {
-    try persistent.read { db in
+    try lookup(persistent) { db in
       guard
         let row = try Row.fetchOne(
           db,
           sql: """
-            SELECT kdfSalt, kdfIterations, kdfMemoryKiB, kdfParallelism, wrappedKey
+            SELECT name, kdfSalt, kdfIterations, kdfMemoryKiB, kdfParallelism, wrappedKey, keyMAC
             FROM collection WHERE name = ?
             """, arguments: [collection])
       else { throw StoreError.noSuchCollection(collection) }
+      guard let stored = row["keyMAC"] as Data?, stored == (try keys.collectionKeyMAC(row)) else {
+        throw StoreError.corrupt(
+          "the key record of collection '\(collection)' is damaged; no password can open it")
+      }
       return Wrapping(
         salt: Array(row["kdfSalt"] as Data),
         parameters: Argon2Parameters(
@@ -91,17 +97,18 @@ extension KeychainStore {
     let salt = Random.bytes(count: 16)
     let wrapKey = try KeyDerivation.argon2id(
       password: Self.kdfInput(newPassword), salt: salt, parameters: kdf)
-    let wrapped = try AESGCM.seal(key, key: wrapKey, associatedData: keyAAD(collection))
-    try persistent.write { db in
+    let wrapped = Data(try AESGCM.seal(key, key: wrapKey, associatedData: keyAAD(collection)))
+    let mac = try keys.collectionKeyMAC(
+      name: collection, salt: Data(salt), parameters: kdf, wrappedKey: wrapped)
+    try commit { db in
       try db.execute(
         sql: """
           UPDATE collection SET kdfSalt = ?, kdfIterations = ?, kdfMemoryKiB = ?, kdfParallelism = ?,
-            wrappedKey = ?, modified = ? WHERE name = ?
+            wrappedKey = ?, keyMAC = ?, modified = ? WHERE name = ?
           """,
         arguments: [
-          Data(salt), kdf.iterations, kdf.memoryKiB, kdf.parallelism, Data(wrapped),
-          Self.seconds(now()),
-          collection,
+          Data(salt), kdf.iterations, kdf.memoryKiB, kdf.parallelism, wrapped, mac,
+          Self.seconds(now()), collection,
         ])
     }
     unlocked.withLock { $0[collection] = key }
@@ -113,8 +120,8 @@ extension KeychainStore {
       throw StoreError.limitExceeded("label too long")
     }
     let sealed = try AESGCM.seal(
-      Array(label.utf8), key: metadataKey, associatedData: labelAAD(collection))
-    try database(for: collection).write { db in
+      Array(label.utf8), key: keys.metadata, associatedData: labelAAD(collection))
+    try write(collection) { db in
       _ = try collectionID(collection, db)
       try db.execute(
         sql: "UPDATE collection SET sealedLabel = ?, modified = ? WHERE name = ?",
@@ -127,7 +134,7 @@ extension KeychainStore {
     guard collection != Self.sessionCollection else {
       throw StoreError.invalid("the session collection cannot be deleted")
     }
-    try persistent.write { db in
+    try commit { db in
       let id = try collectionID(collection, db)
       try db.execute(sql: "DELETE FROM collection WHERE id = ?", arguments: [id])
     }
@@ -162,7 +169,7 @@ extension KeychainStore {
     guard collection != Self.sessionCollection else {
       throw StoreError.invalid("an alias cannot name the in-memory session collection")
     }
-    try persistent.write { db in
+    try commit { db in
       try db.execute(sql: "DELETE FROM alias WHERE name = ?", arguments: [name])
       if let collection {
         let id = try collectionID(collection, db)

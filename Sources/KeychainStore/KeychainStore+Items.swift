@@ -24,12 +24,15 @@ extension KeychainStore {
     Data(try AESGCM.seal(payload.encoded(), key: key, associatedData: itemAAD(item)))
   }
 
-  private func writeDigests(_ digests: [Data], for id: Int64, _ db: Database) throws {
-    try db.execute(sql: "DELETE FROM item_digest WHERE itemID = ?", arguments: [id])
-    for digest in Set(digests) {
-      try db.execute(
-        sql: "INSERT INTO item_digest (digest, itemID) VALUES (?, ?)", arguments: [digest, id])
-    }
+  /// Replaces the item's rows in the attribute index, and the check value over them.
+  func writeDigests(_ digests: [Data], for id: Int64, _ db: Database) throws {
+    try db.cachedStatement(sql: "DELETE FROM item_digest WHERE itemID = ?")
+      .execute(arguments: [id])
+    let insert = try db.cachedStatement(
+      sql: "INSERT INTO item_digest (digest, itemID) VALUES (?, ?)")
+    for digest in Set(digests) { try insert.execute(arguments: [digest, id]) }
+    try db.cachedStatement(sql: "UPDATE item SET indexMAC = ? WHERE id = ?")
+      .execute(arguments: [try keys.indexMAC(item: id, digests: digests), id])
   }
 
   /// Creates an item in an unlocked collection, durably. With `replace`, an item of that
@@ -46,7 +49,7 @@ extension KeychainStore {
       label: label, contentType: contentType, attributes: attributes, secret: secret)
     let wanted = try digests(attributes)
     let stamp = Self.seconds(now())
-    return try database(for: collection).write { db in
+    return try write(collection) { db in
       let collectionID = try collectionID(collection, db)
       if replace, let existing = try exactMatch(wanted, in: collection, db) {
         try db.execute(
@@ -112,7 +115,7 @@ extension KeychainStore {
   /// Changes an unlocked item in one durable transaction.
   func modify(_ item: ItemID, _ change: (inout ItemPayload) throws -> Void) throws {
     let key = try dataKey(item.collection)
-    try database(for: item.collection).write { db in
+    try write(item.collection) { db in
       var (payload, _) = try load(item, key: key, db)
       let before = payload.attributes
       try change(&payload)
@@ -181,7 +184,7 @@ extension KeychainStore {
   /// Deletes an item; the collection must be unlocked.
   public func deleteItem(_ item: ItemID) throws {
     _ = try dataKey(item.collection)
-    try database(for: item.collection).write { db in
+    try write(item.collection) { db in
       let collectionID = try collectionID(item.collection, db)
       try db.execute(
         sql: "DELETE FROM item WHERE id = ? AND collectionID = ?",
@@ -223,7 +226,7 @@ extension KeychainStore {
     }
     let key = try dataKey(collection)
     let stamp = Self.seconds(now())
-    return try database(for: collection).write { db in
+    return try write(collection) { db in
       let collectionID = try collectionID(collection, db)
       var ids: [ItemID] = []
       ids.reserveCapacity(items.count)

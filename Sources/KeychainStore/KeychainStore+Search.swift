@@ -29,15 +29,9 @@ public struct ItemID: Hashable, Sendable, Comparable, CustomStringConvertible {
 }
 
 extension KeychainStore {
-  /// The index digest of one attribute pair.
-  func digest(_ name: String, _ value: String) throws -> Data {
-    let mac = try HMACSHA256.authenticationCode(
-      key: indexKey, message: Array(name.utf8) + [0] + Array(value.utf8))
-    return mac.withUnsafeBytes { Data($0.prefix(16)) }
-  }
-
+  /// The index digests of `attributes`, one per pair.
   func digests(_ attributes: [String: String]) throws -> [Data] {
-    try attributes.map { try digest($0.key, $0.value) }
+    try attributes.map { try keys.digest($0.key, $0.value) }
   }
 
   /// Items of one database having every digest, newest first; optionally in one collection.

@@ -24,9 +24,15 @@ public struct CollectionInfo: Hashable, Sendable {
 /// are sealed under the data key with associated data naming the item and its collection. The
 /// index key (a file beside the database) keys the attribute digests and seals collection
 /// labels, so searching and listing work while collections are locked. Every write is one
-/// durable transaction: when a method returns, its change is on disk.
+/// durable transaction, synced before the method returns; writes from concurrent threads share
+/// their transaction and its sync (`GroupCommit`).
 ///
-/// Methods block (SQLite, Argon2id): call them off any event loop.
+/// An existing store is opened only if that loses and replaces nothing: a damaged, cut-short or
+/// foreign file, or an index key that is not the database's, is refused with
+/// `StoreError.damaged` before any byte is written (`StoreInspection`). Only an empty directory
+/// gets a new store.
+///
+/// Methods block (SQLite, Argon2id, fdatasync): call them off any event loop.
 public final class KeychainStore: Sendable {
   /// The name of the in-memory collection, and of the alias that names it.
   public static let sessionCollection = "session"
@@ -35,11 +41,13 @@ public final class KeychainStore: Sendable {
 
   let directory: String
   let persistent: DatabasePool
-  /// One read-only connection to the same file for single lookups (see `lookup`).
+  /// Every write to the file goes through it: one sync per batch of concurrent writes.
+  let writer: GroupCommit
+  /// One read-only connection to the same file: it checks the store before anything writes,
+  /// and then serves single lookups (see `lookup`).
   let lookupReader: DatabaseQueue
   let memory: DatabaseQueue
-  let indexKey: SecureBytes
-  let metadataKey: SecureBytes
+  let keys: StoreKeys
   let kdf: Argon2Parameters
   let now: @Sendable () -> Date
   /// Data keys of unlocked collections, by collection name.
@@ -47,11 +55,14 @@ public final class KeychainStore: Sendable {
   /// False until an item is put in the in-memory session collection, so that searches skip
   /// that database while it is empty, as it usually is (set once, never cleared: a hint).
   let sessionHasItems = Mutex(false)
+  let checkpoints: CheckpointSchedule
 
-  /// Opens (or creates) the store in `directory`.
+  /// Opens the store in `directory`, or creates one there if the directory holds none.
   /// - Parameters:
   ///   - kdf: Argon2id cost for new passwords; existing collections keep their stored cost.
   ///   - now: the clock for item and collection timestamps.
+  /// - Throws: `StoreError.damaged` (nothing was changed), `.newerSchema`,
+  ///   `.unsafePermissions`, or a failure to read the directory.
   public init(
     directory: String, kdf: Argon2Parameters = .recommended,
     now: @escaping @Sendable () -> Date = Date.init
@@ -63,39 +74,46 @@ public final class KeychainStore: Sendable {
     self.directory = directory
     self.kdf = kdf
     self.now = now
-    indexKey = try StoreFiles.indexKey(in: directory)
-    metadataKey = try HKDF.deriveKey(
-      inputKey: indexKey, info: Array("keychain-linux collection labels".utf8), length: 32)
+    let oldMask = umask(0o077)
+    defer { umask(oldMask) }
+
+    let found = try StoreInspection(directory)
+    if found.isEmpty {
+      keys = try StoreFiles.createStore(in: directory, migrator: Schema.migrator)
+    } else {
+      try found.checkFiles()
+      keys = try StoreKeys(index: StoreFiles.readIndexKey(in: directory))
+    }
+    let migrator = Schema.migrator(keys)
+    lookupReader = try StoreFiles.openChecked(path, keys: keys, migrator: migrator)
 
     var configuration = Configuration()
     configuration.prepareDatabase { db in
-      // FULL: an acknowledged write survives power loss. secure_delete: freed pages are zeroed.
-      try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA secure_delete = ON")
+      // secure_delete: freed pages are zeroed, so a deleted secret's ciphertext does not linger.
+      try db.execute(sql: "PRAGMA secure_delete = ON")
     }
-    let migrator = Schema.migrator
-    if FileManager.default.fileExists(atPath: path) {
-      // Checked read-only before anything opens the file for writing, so that a database from
-      // a newer version is left exactly as it was.
-      var readOnly = Configuration()
-      readOnly.readonly = true
-      let newer = try DatabaseQueue(path: path, configuration: readOnly).read { db in
-        try migrator.hasBeenSuperseded(db)
-      }
-      guard !newer else { throw StoreError.newerSchema(path: path) }
-    }
-    let oldMask = umask(0o077)
-    defer { umask(oldMask) }
     persistent = try DatabasePool(path: path, configuration: configuration)
-    try migrator.migrate(persistent)
-    var reader = Configuration()
-    reader.readonly = true
-    reader.busyMode = .timeout(5)
-    lookupReader = try DatabaseQueue(path: path, configuration: reader)
+    try StoreFiles.makeDurable(persistent)
+    if try !lookupReader.read({ try migrator.hasCompletedMigrations($0) }) {
+      try migrator.migrate(persistent)
+    }
+    writer = GroupCommit(persistent)
+    checkpoints = CheckpointSchedule(persistent)
     StoreFiles.restrictDatabaseFiles(in: directory)
 
     memory = try DatabaseQueue(configuration: configuration)
     try migrator.migrate(memory)
     try createSessionCollection()
+  }
+
+  /// Copies every change into keychain.db and empties the write-ahead log, so that the
+  /// database file alone is the whole store (a backup of it is complete), then closes it. Call
+  /// it once, when done; the store cannot be used afterwards.
+  public func close() throws {
+    checkpoints.cancel()
+    try persistent.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+    try lookupReader.close()
+    try persistent.close()
   }
 
   // MARK: Backends
@@ -122,6 +140,22 @@ public final class KeychainStore: Sendable {
   func lookup<T>(_ database: any DatabaseWriter, _ body: (Database) throws -> T) throws -> T {
     if database === persistent { return try lookupReader.unsafeRead(body) }
     return try database.writeWithoutTransaction(body)
+  }
+
+  /// Runs `change` in a transaction of the database holding `collection`.
+  func write<T>(_ collection: String, _ change: (Database) throws -> T) throws -> T {
+    collection == Self.sessionCollection ? try memory.write(change) : try commit(change)
+  }
+
+  /// Runs `change` in a durable transaction of the file, through the group commit, and reports
+  /// a full file system as `noSpace`.
+  func commit<T>(_ change: (Database) throws -> T) throws -> T {
+    do {
+      defer { checkpoints.afterWrite() }
+      return try writer.commit(change)
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+      throw StoreError.noSpace
+    }
   }
 
   /// The row id of `collection`, or `noSuchCollection`.
@@ -183,7 +217,7 @@ public final class KeychainStore: Sendable {
   private func info(_ row: Row, inMemory: Bool) throws -> CollectionInfo {
     let name: String = row["name"]
     let sealed: Data = row["sealedLabel"]
-    let label = try AESGCM.open(Array(sealed), key: metadataKey, associatedData: labelAAD(name))
+    let label = try AESGCM.open(Array(sealed), key: keys.metadata, associatedData: labelAAD(name))
     return CollectionInfo(
       name: name, label: String(decoding: label.copyBytes(), as: UTF8.self),
       created: Self.date(row["created"]), modified: Self.date(row["modified"]),
@@ -209,23 +243,26 @@ public final class KeychainStore: Sendable {
     let wrapKey = try KeyDerivation.argon2id(
       password: Self.kdfInput(password), salt: salt, parameters: kdf)
     let created = Self.seconds(now())
-    let chosen: String = try persistent.write { db in
+    let chosen: String = try commit { db in
       let chosen = try name ?? nextCollectionName(db)
       guard
         try Int64.fetchOne(db, sql: "SELECT id FROM collection WHERE name = ?", arguments: [chosen])
           == nil
       else { throw StoreError.collectionExists(chosen) }
+      let wrapped = Data(try AESGCM.seal(dataKey, key: wrapKey, associatedData: keyAAD(chosen)))
       try db.execute(
         sql: """
           INSERT INTO collection (name, sealedLabel, created, modified, kdfSalt, kdfIterations,
-            kdfMemoryKiB, kdfParallelism, wrappedKey) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            kdfMemoryKiB, kdfParallelism, wrappedKey, keyMAC) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           """,
         arguments: [
           chosen,
           Data(
-            try AESGCM.seal(Array(label.utf8), key: metadataKey, associatedData: labelAAD(chosen))),
-          created, created, Data(salt), kdf.iterations, kdf.memoryKiB, kdf.parallelism,
-          Data(try AESGCM.seal(dataKey, key: wrapKey, associatedData: keyAAD(chosen))),
+            try AESGCM.seal(Array(label.utf8), key: keys.metadata, associatedData: labelAAD(chosen))
+          ),
+          created, created, Data(salt), kdf.iterations, kdf.memoryKiB, kdf.parallelism, wrapped,
+          try keys.collectionKeyMAC(
+            name: chosen, salt: Data(salt), parameters: kdf, wrappedKey: wrapped),
         ])
       return chosen
     }
@@ -243,7 +280,7 @@ public final class KeychainStore: Sendable {
   private func createSessionCollection() throws {
     let name = Self.sessionCollection
     let sealedLabel = try AESGCM.seal(
-      Array("Session".utf8), key: metadataKey, associatedData: labelAAD(name))
+      Array("Session".utf8), key: keys.metadata, associatedData: labelAAD(name))
     let created = Self.seconds(now())
     try memory.write { db in
       try db.execute(

@@ -4,10 +4,15 @@
 // plaintext: labels, attributes and secrets are sealed; attribute search goes through keyed
 // digests whose key lives outside the database.
 
+import Foundation
 import GRDB
 
 enum Schema {
-  static var migrator: DatabaseMigrator {
+  /// The tables every version of the schema has; a database without them is not a store.
+  static let tables = ["collection", "alias", "item", "item_digest"]
+
+  /// The migrations; `keys` fill the check values of rows that predate them.
+  static func migrator(_ keys: StoreKeys) -> DatabaseMigrator {
     var migrator = DatabaseMigrator()
     migrator.registerMigration("v1-collections-items-index") { db in
       try db.execute(
@@ -43,6 +48,35 @@ enum Schema {
           ) WITHOUT ROWID;
           CREATE INDEX item_digest_item ON item_digest(itemID);
           """)
+    }
+    // Checks made with the index key, so that damage is told apart from a wrong password or a
+    // key file that belongs to another database (see StoreKeys).
+    migrator.registerMigration("v2-check-values") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE meta (name TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+          ALTER TABLE collection ADD COLUMN keyMAC BLOB;
+          ALTER TABLE item ADD COLUMN indexMAC BLOB;
+          """)
+      try db.execute(
+        sql: "INSERT INTO meta (name, value) VALUES ('index-key-check', ?)",
+        arguments: [try keys.keyCheck()])
+      for row in try Row.fetchAll(
+        db,
+        sql:
+          "SELECT id, name, kdfSalt, kdfIterations, kdfMemoryKiB, kdfParallelism, wrappedKey FROM collection"
+      ) {
+        try db.execute(
+          sql: "UPDATE collection SET keyMAC = ? WHERE id = ?",
+          arguments: [try keys.collectionKeyMAC(row), row["id"] as Int64])
+      }
+      for id in try Int64.fetchAll(db, sql: "SELECT id FROM item") {
+        let digests = try Data.fetchAll(
+          db, sql: "SELECT digest FROM item_digest WHERE itemID = ?", arguments: [id])
+        try db.execute(
+          sql: "UPDATE item SET indexMAC = ? WHERE id = ?",
+          arguments: [try keys.indexMAC(item: id, digests: digests), id])
+      }
     }
     return migrator
   }

@@ -20,6 +20,11 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
   case limitExceeded(String)
   /// A file or record could not be read: the store is damaged or not ours.
   case corrupt(String)
+  /// A file of an existing store cannot be opened without losing or replacing data. Nothing
+  /// was changed; `remedy` says what the user can do.
+  case damaged(path: String, problem: String, remedy: String)
+  /// The file system is full: the change was not made.
+  case noSpace
   /// The request makes no sense (an empty name, a reserved alias…).
   case invalid(String)
 
@@ -36,6 +41,9 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
       "\(path) has mode \(String(mode, radix: 8)); it must not be accessible to other users"
     case .limitExceeded(let what): "limit exceeded: \(what)"
     case .corrupt(let what): "damaged store: \(what)"
+    case .damaged(let path, let problem, let remedy):
+      "\(path): \(problem). keychaind changed nothing. \(remedy)"
+    case .noSpace: "no space left for the keyring: free some disk space and try again"
     case .invalid(let what): what
     }
   }
@@ -49,7 +57,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case .noSuchItem: .itemNotFound
     case .collectionExists: .duplicateItem
     case .limitExceeded, .invalid: KeychainStatus.param(description)
-    case .newerSchema, .unsafePermissions, .corrupt: .notAvailable
+    case .newerSchema, .unsafePermissions, .corrupt, .damaged: .notAvailable
+    case .noSpace: .diskFull
     }
   }
 }

@@ -5,6 +5,7 @@
 // because the secrets may already have been read.
 
 import Foundation
+import GRDB
 import KeychainCrypto
 
 enum StoreFiles {
@@ -37,21 +38,30 @@ enum StoreFiles {
     guard mode & 0o077 == 0 else { throw StoreError.unsafePermissions(path: path, mode: mode) }
   }
 
-  /// The index key: made on first use, then read; usable while collections are locked.
-  static func indexKey(in directory: String) throws -> SecureBytes {
+  /// A database being made by a first start, renamed to `databaseName` once it is whole.
+  static let unfinishedName = "keychain.db.new"
+
+  /// The index key of an existing store.
+  static func readIndexKey(in directory: String) throws -> SecureBytes {
     let path = directory + "/" + indexKeyName
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    if fd >= 0 {
-      defer { close(fd) }
-      try checkPrivate(path)
-      let key = try SecureBytes(count: 32) { buffer in
-        guard read(fd, buffer.baseAddress, 32) == 32 else {
-          throw StoreError.corrupt("\(indexKeyName) is not a 32-byte key")
-        }
-      }
-      return key
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    guard fd >= 0 else { throw StoreError.invalid("cannot read \(path): errno \(errno)") }
+    defer { close(fd) }
+    try checkPrivate(path)
+    // One byte more than a key is asked for: a longer file is not one of ours either.
+    let scratch = SecureScratch(capacity: 33)
+    let count = scratch.withUnsafeMutableBytes { read(fd, $0.baseAddress, 33) }
+    guard count == 32 else {
+      throw StoreError.damaged(
+        path: path, problem: "this is not a 32-byte key",
+        remedy: "Restore index.key from the backup it was taken with.")
     }
-    guard errno == ENOENT else { throw StoreError.invalid("cannot read \(path): errno \(errno)") }
+    return scratch.prefix(32)
+  }
+
+  /// Makes and durably writes the index key of a new store.
+  static func createIndexKey(in directory: String) throws -> SecureBytes {
+    let path = directory + "/" + indexKeyName
     let key = SecureBytes.random(count: 32, level: .longTerm)
     // Written to a temporary name and renamed, so a crash never leaves half a key.
     let temporary = path + ".new"
@@ -80,6 +90,105 @@ enum StoreFiles {
     if fd >= 0 {
       fsync(fd)
       close(fd)
+    }
+  }
+}
+
+extension StoreFiles {
+  /// Makes a new store: the database is built whole under a temporary name and renamed into
+  /// place, so that keychain.db is never a file SQLite would take for an empty database.
+  static func createStore(in directory: String, migrator: (StoreKeys) -> DatabaseMigrator)
+    throws -> StoreKeys
+  {
+    let unfinished = directory + "/" + unfinishedName
+    for suffix in ["", "-journal", "-wal", "-shm"] { unlink(unfinished + suffix) }
+    // The half-made database comes first: an index key found alone, with neither database
+    // beside it, then means a database that was lost, never an interrupted first start.
+    let queue = try DatabaseQueue(path: unfinished)
+    let keys = try StoreKeys(index: createIndexKey(in: directory))
+    try migrator(keys).migrate(queue)
+    // WAL is recorded in the file's header; closing checkpoints into the file and removes the log.
+    try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+    try queue.close()
+    let fd = open(unfinished, O_RDONLY | O_CLOEXEC)
+    let synced = fd >= 0 && fsync(fd) == 0
+    if fd >= 0 { close(fd) }
+    guard synced, rename(unfinished, directory + "/" + databaseName) == 0 else {
+      throw StoreError.invalid("cannot create \(directory)/\(databaseName): errno \(errno)")
+    }
+    syncDirectory(directory)
+    return keys
+  }
+
+  /// A read-only connection to an existing database, after checking that it is a store of
+  /// ours, of a version this code knows, made with this index key.
+  static func openChecked(_ path: String, keys: StoreKeys, migrator: DatabaseMigrator) throws
+    -> DatabaseQueue
+  {
+    func damaged(_ problem: String, _ remedy: String) -> StoreError {
+      .damaged(path: path, problem: problem, remedy: remedy)
+    }
+    var configuration = Configuration()
+    configuration.readonly = true
+    configuration.busyMode = .timeout(5)
+    do {
+      let queue = try DatabaseQueue(path: path, configuration: configuration)
+      try queue.read { db in
+        let tables = try String.fetchSet(
+          db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+        guard tables.contains("grdb_migrations") else {
+          throw damaged(
+            "this is not a keychaind database (it has no schema)",
+            "Move it aside if it is not yours; restore keychain.db from a backup otherwise.")
+        }
+        guard try !migrator.hasBeenSuperseded(db) else {
+          throw StoreError.newerSchema(path: path)
+        }
+        let missing = Schema.tables.filter { !tables.contains($0) }
+        guard missing.isEmpty else {
+          throw damaged(
+            "its schema lacks the table(s) \(missing.joined(separator: ", "))",
+            "Restore keychain.db from a backup.")
+        }
+        if tables.contains("meta") {
+          let check = try Data.fetchOne(
+            db, sql: "SELECT value FROM meta WHERE name = 'index-key-check'")
+          guard check == (try keys.keyCheck()) else {
+            throw damaged(
+              "index.key beside it is not the key this database was made with",
+              "Restore the index.key that was backed up with this keychain.db.")
+          }
+        }
+      }
+      return queue
+    } catch let error as DatabaseError {
+      throw damaged(
+        "SQLite cannot read it (\(error.resultCode): \(error.message ?? "no detail"))",
+        "Restore it from a backup; keychainctl check describes the damage.")
+    }
+  }
+
+  /// Writes on the pool's writer connection are synced at every commit. GRDB sets up WAL after
+  /// `prepareDatabase` has run and then lowers `synchronous` to NORMAL, under which a commit is
+  /// not synced before it returns; so FULL is set once the pool is open, and both pragmas are
+  /// read back: a store that would acknowledge writes it has not synced is not served.
+  static func makeDurable(_ pool: DatabasePool) throws {
+    try pool.writeWithoutTransaction { db in
+      // Checkpoints run more often than SQLite's default (1000 pages) and the log is cut back
+      // after them: a burst of writes costs a few hundred KiB of log, not 4 MiB, on a small disk.
+      try db.execute(
+        sql: """
+          PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 256;
+          PRAGMA journal_size_limit = 1048576
+          """)
+      let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode")
+      let synchronous = try Int.fetchOne(db, sql: "PRAGMA synchronous")
+      guard mode == "wal", synchronous == 2 else {
+        throw StoreError.invalid(
+          "SQLite runs the store with journal_mode=\(mode ?? "?") and synchronous="
+            + "\(synchronous.map(String.init) ?? "?"), not wal and 2 (FULL): acknowledged writes "
+            + "could be lost, so the store is not opened")
+      }
     }
   }
 }

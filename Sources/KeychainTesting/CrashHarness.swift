@@ -36,11 +36,17 @@ public struct CrashHarness: Sendable {
   public let writers: Int
   /// The longest a cycle runs before the kill (the moment is random up to this).
   public let maxRun: Duration
+  /// Each kill is a power cut: whatever the store wrote but had not synced is lost with it
+  /// (through the fault VFS), not only what was still in the process.
+  public let powerCut: Bool
 
-  public init(cycles: Int, writers: Int, maxRun: Duration = .milliseconds(300)) {
+  public init(
+    cycles: Int, writers: Int, maxRun: Duration = .milliseconds(300), powerCut: Bool = false
+  ) {
     self.cycles = cycles
     self.writers = writers
     self.maxRun = maxRun
+    self.powerCut = powerCut
   }
 
   /// Runs the cycles against a fresh daemon; throws at the first difference.
@@ -51,7 +57,9 @@ public struct CrashHarness: Sendable {
     progress: @Sendable (String) -> Void = { _ in },
     tamper: @Sendable (Connection, [ObjectPath]) async throws -> Void = { _, _ in }
   ) async throws -> CrashReport {
-    let daemon = try await DaemonProcess()
+    let vfs = try FaultVFS()
+    let daemon = try await DaemonProcess(environment: powerCut ? vfs.environment : [:])
+    let store = daemon.home.path + "/.local/share/keychaind"
     let run = String(UInt32.random(in: 0...UInt32.max), radix: 16)
     var models = (0..<writers).map { CrashWriter(writer: $0, run: run) }
     var report = CrashReport()
@@ -77,6 +85,7 @@ public struct CrashHarness: Sendable {
           try await Task.sleep(for: .milliseconds(20))
         }
         daemon.kill(with: SIGKILL)
+        if powerCut { try vfs.cutPower(store: store) }
         var finished: [CrashWriter] = []
         for try await model in group { finished.append(model) }
         return finished.sorted { $0.writer < $1.writer }

@@ -47,7 +47,9 @@ struct CollectionInterface: DBusInterface {
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
     switch request.member.rawValue {
     case "Delete":
-      try Resolver.mapped { try store.deleteCollection(name) }
+      try await Blocking.run { [store, name] in
+        try Resolver.mapped { try store.deleteCollection(name) }
+      }
       await ChangeSignals(connection: request.connection).collectionDeleted(name)
       return [.objectPath(SecretPath.none)]
     case "SearchItems":
@@ -82,11 +84,13 @@ struct CollectionInterface: DBusInterface {
     }
     let cipher = try state.sessions.cipher(secret.session, caller: request.caller)
     let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
-    let (item, replaced) = try Resolver.mapped {
-      try store.createItem(
-        in: name, label: label, attributes: attributes, secret: plaintext,
-        contentType: secret.contentType.isEmpty ? "text/plain" : secret.contentType,
-        replace: replace)
+    let contentType = secret.contentType.isEmpty ? "text/plain" : secret.contentType
+    let (item, replaced) = try await Blocking.run { [store, name, attributes] in
+      try Resolver.mapped {
+        try store.createItem(
+          in: name, label: label, attributes: attributes, secret: plaintext,
+          contentType: contentType, replace: replace)
+      }
     }
     let signals = ChangeSignals(connection: request.connection)
     if replaced {
@@ -111,7 +115,9 @@ struct CollectionInterface: DBusInterface {
   }
 
   func setProperty(_ property: String, to value: DBusValue, _ request: MethodRequest) async throws {
-    try Resolver.mapped { try store.setLabel(value.string ?? "", ofCollection: name) }
+    try await Blocking.run { [store, name] in
+      try Resolver.mapped { try store.setLabel(value.string ?? "", ofCollection: name) }
+    }
     await ChangeSignals(connection: request.connection).collectionChanged(name, ["Label": value])
   }
 }
@@ -145,7 +151,7 @@ struct ItemInterface: DBusInterface {
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
     switch request.member.rawValue {
     case "Delete":
-      try Resolver.mapped { try store.deleteItem(item) }
+      try await Blocking.run { [store, item] in try Resolver.mapped { try store.deleteItem(item) } }
       await ChangeSignals(connection: request.connection).itemDeleted(item)
       return [.objectPath(SecretPath.none)]
     case "GetSecret":
@@ -161,8 +167,10 @@ struct ItemInterface: DBusInterface {
       let secret: Secret = try request.argument(0)
       let cipher = try state.sessions.cipher(secret.session, caller: request.caller)
       let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
-      try Resolver.mapped {
-        try store.setSecret(plaintext, contentType: secret.contentType, of: item)
+      try await Blocking.run { [store, item] in
+        try Resolver.mapped {
+          try store.setSecret(plaintext, contentType: secret.contentType, of: item)
+        }
       }
       await ChangeSignals(connection: request.connection).itemChanged(item)
       return []
@@ -195,17 +203,25 @@ struct ItemInterface: DBusInterface {
 
   func setProperty(_ property: String, to value: DBusValue, _ request: MethodRequest) async throws {
     var changed = [property: value]
+    let store = store
+    let item = item
     switch property {
     case "Label":
-      try Resolver.mapped { try store.setLabel(value.string ?? "", ofItem: item) }
+      try await Blocking.run {
+        try Resolver.mapped { try store.setLabel(value.string ?? "", ofItem: item) }
+      }
     case "Attributes":
       let attributes = try [String: String](dbusValue: value)
-      try Resolver.mapped { try store.setAttributes(attributes, of: item) }
+      try await Blocking.run {
+        try Resolver.mapped { try store.setAttributes(attributes, of: item) }
+      }
       changed["Type"] = .string(attributes["xdg:schema"] ?? "")
     default:  // Type
       var attributes = try Resolver.mapped { try store.itemInfo(item) }.attributes
       attributes["xdg:schema"] = value.string
-      try Resolver.mapped { try store.setAttributes(attributes, of: item) }
+      try await Blocking.run { [attributes] in
+        try Resolver.mapped { try store.setAttributes(attributes, of: item) }
+      }
       changed["Attributes"] = attributes.dbusValue
     }
     await ChangeSignals(connection: request.connection).itemChanged(item, changed)

@@ -234,18 +234,3 @@ actor PromptQueue {
     }
   }
 }
-
-/// Blocking work on a thread of its own, out of the cooperative pool.
-enum Blocking {
-  static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-      Thread.detachNewThread { continuation.resume(returning: body()) }
-    }
-  }
-
-  static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-      Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-    }
-  }
-}

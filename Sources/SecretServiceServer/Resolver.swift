@@ -60,7 +60,9 @@ enum Resolver {
     case .limitExceeded: return DBusError(.limitsExceeded, error.description)
     case .invalid, .collectionExists: return DBusError(.invalidArgs, error.description)
     case .wrongPassword: return DBusError(.gnomeDenied, error.description)
-    case .newerSchema, .unsafePermissions, .corrupt: return DBusError(.failed, error.description)
+    case .noSpace: return DBusError(.ioError, error.description)
+    case .newerSchema, .unsafePermissions, .corrupt, .damaged:
+      return DBusError(.failed, error.description)
     }
   }
 

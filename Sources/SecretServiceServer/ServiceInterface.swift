@@ -113,14 +113,16 @@ struct ServiceInterface: DBusInterface {
     default:  // SetAlias
       let name: String = try request.argument(0)
       let target: ObjectPath = try request.argument(1)
-      if target == SecretPath.none {
-        try Resolver.mapped { try store.setAlias(name, to: nil) }
-      } else {
+      var collection: String?
+      if target != SecretPath.none {
         guard let parsed = SecretPath(target),
-          let collection = try Resolver.collection(parsed, in: store)
+          let found = try Resolver.collection(parsed, in: store)
         else {
           throw DBusError(.noSuchObject, "no collection at \(target)")
         }
+        collection = found
+      }
+      try await Blocking.run { [store, collection] in
         try Resolver.mapped { try store.setAlias(name, to: collection) }
       }
       return []

@@ -82,6 +82,14 @@ struct Keychaind: AsyncParsableCommand {
     let store: KeychainStore
     do {
       store = try KeychainStore(directory: directory)
+    } catch let error as StoreError {
+      if case .damaged = error {
+        // The store is there but would lose data if opened: never replaced by an empty one.
+        logger.critical("cannot open the store: \(error)")
+        throw ExitCode(6)
+      }
+      logger.critical("cannot open the store in \(directory): \(error)")
+      throw ExitCode(2)
     } catch {
       logger.critical("cannot open the store in \(directory): \(error)")
       throw ExitCode(2)
@@ -108,6 +116,11 @@ struct Keychaind: AsyncParsableCommand {
     let reason = await lifetime.wait(for: connection)
     logger.info("stopping: \(reason)")
     await connection.close()
+    do {
+      try store.close()
+    } catch {
+      logger.warning("the write-ahead log could not be folded into keychain.db: \(error)")
+    }
   }
 
   static func defaultDataDirectory(_ environment: [String: String]) -> String {

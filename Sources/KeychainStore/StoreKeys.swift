@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+//
+// The keys that live outside the database (index.key, and what is derived from it), and the
+// checks made with them. They work while collections are locked: searching, listing labels, and
+// telling a damaged record from a wrong password.
+
+import Foundation
+import GRDB
+import KeychainCrypto
+
+struct StoreKeys: Sendable {
+  /// Keys the attribute digests and the records that check the index (index.key itself).
+  let index: SecureBytes
+  /// Seals collection labels and checks collection key records.
+  let metadata: SecureBytes
+
+  init(index: SecureBytes) throws {
+    self.index = index
+    metadata = try HKDF.deriveKey(
+      inputKey: index, info: Array("keychain-linux collection labels".utf8), length: 32)
+  }
+
+  /// 16 bytes of HMAC-SHA256 under `key` over `parts`, each prefixed by its length so that no
+  /// two different lists of parts give the same input.
+  private static func mac(_ key: SecureBytes, _ parts: [[UInt8]]) throws -> Data {
+    var message: [UInt8] = []
+    for part in parts {
+      withUnsafeBytes(of: UInt32(part.count).bigEndian) { message += $0 }
+      message += part
+    }
+    let code = try HMACSHA256.authenticationCode(key: key, message: message)
+    return code.withUnsafeBytes { Data($0.prefix(16)) }
+  }
+
+  /// The index digest of one attribute pair: HMAC(index key, name NUL value), 16 bytes.
+  func digest(_ name: String, _ value: String) throws -> Data {
+    let mac = try HMACSHA256.authenticationCode(
+      key: index, message: Array(name.utf8) + [0] + Array(value.utf8))
+    return mac.withUnsafeBytes { Data($0.prefix(16)) }
+  }
+
+  /// Stored in the database when it is made: tells whether index.key is this database's key.
+  func keyCheck() throws -> Data {
+    try Self.mac(index, [Array("keychain-linux index key check".utf8)])
+  }
+
+  /// Checks a collection's key record (name, KDF parameters, wrapped key) without the password,
+  /// so that a damaged record is reported as damage and never as a wrong password.
+  func collectionKeyMAC(
+    name: String, salt: Data, parameters: Argon2Parameters, wrappedKey: Data
+  ) throws -> Data {
+    let numbers = [parameters.iterations, parameters.memoryKiB, parameters.parallelism]
+    return try Self.mac(
+      metadata,
+      [Array("collection key record".utf8), Array(name.utf8), Array(salt)]
+        + numbers.map { Array(String($0).utf8) } + [Array(wrappedKey)])
+  }
+
+  /// Checks an item's rows in the attribute index without decrypting the item: computed over
+  /// its distinct digests in order, so a lost, changed or extra row shows.
+  func indexMAC(item: Int64, digests: some Sequence<Data>) throws -> Data {
+    let ordered = Set(digests).sorted { $0.lexicographicallyPrecedes($1) }
+    return try Self.mac(
+      index, [Array("item index".utf8), Array(String(item).utf8)] + ordered.map { Array($0) })
+  }
+}
+
+extension StoreKeys {
+  /// `collectionKeyMAC` of a row with the collection's name, KDF and key columns.
+  func collectionKeyMAC(_ row: Row) throws -> Data {
+    try collectionKeyMAC(
+      name: row["name"], salt: row["kdfSalt"],
+      parameters: Argon2Parameters(
+        iterations: row["kdfIterations"], memoryKiB: row["kdfMemoryKiB"],
+        parallelism: row["kdfParallelism"]),
+      wrappedKey: row["wrappedKey"])
+  }
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+//
+// keychaind never starts an empty keyring over an existing one: a store whose files are
+// damaged, cut short, missing a part or mismatched is refused at start-up with exit status 6
+// and a message naming the file, and not one byte of it changes. Each case on the real binary.
+
+import Foundation
+import KeychainTesting
+import Testing
+
+@Suite struct DamagedStoreTests {
+  /// A store holding a few items, stopped cleanly (SIGTERM) or killed (SIGKILL, which leaves
+  /// the latest changes in the write-ahead log).
+  private func store(items: Int = 5, cleanly: Bool) async throws -> DaemonProcess {
+    let daemon = try await DaemonProcess()
+    for index in 0..<items {
+      let stored = try daemon.run(
+        "secret-tool", ["store", "--label=item \(index)", "damage", String(index)],
+        stdin: Array("secret \(index)".utf8))
+      #expect(stored.status == 0, "\(stored.stderr)")
+    }
+    if cleanly { #expect(daemon.terminate() == 0) } else { daemon.kill(with: SIGKILL) }
+    return daemon
+  }
+
+  private func path(_ daemon: DaemonProcess, _ name: String) -> String {
+    daemon.home.path + "/.local/share/keychaind/" + name
+  }
+
+  /// The bytes of the store's files (the shared-memory index aside: SQLite's scratch space).
+  private func snapshot(_ daemon: DaemonProcess) -> [String: Data] {
+    var files: [String: Data] = [:]
+    for name in ["keychain.db", "keychain.db-wal", "index.key"] {
+      files[name] = FileManager.default.contents(atPath: path(daemon, name))
+    }
+    return files
+  }
+
+  /// Starts keychaind on the damaged store: it must exit 6, name `file`, and change nothing.
+  private func expectRefusal(_ daemon: DaemonProcess, naming file: String) throws {
+    let before = snapshot(daemon)
+    var environment = daemon.environment
+    environment["PINENTRY"] = "none"
+    let result = try runCommand(
+      DaemonProcess.executable, ["--verbose"], environment: environment, timeout: .seconds(20))
+    #expect(result.status == 6, "\(result.stderr)")
+    #expect(result.stderr.contains(file), "\(result.stderr)")
+    #expect(result.stderr.contains("changed nothing"), "\(result.stderr)")
+    #expect(!result.stderr.contains("created the login collection"))
+    #expect(snapshot(daemon) == before, "the refused store was modified")
+  }
+
+  private func overwrite(_ path: String, at offset: UInt64, with bytes: [UInt8]) throws {
+    let handle = try #require(FileHandle(forUpdatingAtPath: path))
+    try handle.seek(toOffset: offset)
+    try handle.write(contentsOf: Data(bytes))
+    try handle.close()
+  }
+
+  private func flip(_ path: String, at offset: UInt64) throws {
+    let bytes = try #require(FileManager.default.contents(atPath: path))
+    try overwrite(path, at: offset, with: [bytes[Int(offset)] ^ 0x01])
+  }
+
+  @Test func aCleanStopLeavesTheWholeStoreInTheDatabaseFile() async throws {
+    let daemon = try await store(cleanly: true)
+    // What restoring a backup of keychain.db alone gives.
+    try? FileManager.default.removeItem(atPath: path(daemon, "keychain.db-wal"))
+    try await daemon.start()
+    for index in 0..<5 {
+      let found = try daemon.run("secret-tool", ["lookup", "damage", String(index)])
+      #expect(found.stdout == "secret \(index)")
+    }
+  }
+
+  @Test func anEmptyDatabaseFileIsRefused() async throws {
+    let daemon = try await store(cleanly: true)
+    #expect(truncate(path(daemon, "keychain.db"), 0) == 0)
+    try expectRefusal(daemon, naming: "keychain.db")
+  }
+
+  @Test func aDatabaseCutShortIsRefused() async throws {
+    let daemon = try await store(cleanly: true)
+    let size =
+      try FileManager.default.attributesOfItem(atPath: path(daemon, "keychain.db"))[
+        .size] as! Int
+    #expect(truncate(path(daemon, "keychain.db"), off_t(size / 2 + 100)) == 0)
+    try expectRefusal(daemon, naming: "keychain.db")
+  }
+
+  @Test func aFileThatIsNotADatabaseIsRefused() async throws {
+    let daemon = try await store(cleanly: true)
+    try overwrite(path(daemon, "keychain.db"), at: 0, with: Array("not a database!!".utf8))
+    try expectRefusal(daemon, naming: "keychain.db")
+  }
+
+  @Test func aDamagedLogHeaderIsRefused() async throws {
+    let daemon = try await store(cleanly: false)
+    try flip(path(daemon, "keychain.db-wal"), at: 17)  // a salt byte
+    try expectRefusal(daemon, naming: "keychain.db-wal")
+  }
+
+  @Test func aDamagedFrameWithCommitsAfterItIsRefused() async throws {
+    let daemon = try await store(items: 8, cleanly: false)
+    try flip(path(daemon, "keychain.db-wal"), at: 32 + 24 + 100)  // inside the first frame's page
+    try expectRefusal(daemon, naming: "keychain.db-wal")
+  }
+
+  @Test func aMissingIndexKeyIsRefused() async throws {
+    let daemon = try await store(cleanly: true)
+    #expect(unlink(path(daemon, "index.key")) == 0)
+    try expectRefusal(daemon, naming: "index.key")
+  }
+
+  @Test func anIndexKeyOfAnotherStoreIsRefused() async throws {
+    let daemon = try await store(cleanly: true)
+    try overwrite(
+      path(daemon, "index.key"), at: 0, with: (0..<32).map { _ in .random(in: 0...255) })
+    try expectRefusal(daemon, naming: "index.key")
+  }
+
+  @Test func anIndexKeyWithoutItsDatabaseIsRefused() async throws {
+    let daemon = try await store(cleanly: true)
+    #expect(unlink(path(daemon, "keychain.db")) == 0)
+    try? FileManager.default.removeItem(atPath: path(daemon, "keychain.db-wal"))
+    try expectRefusal(daemon, naming: "index.key")
+  }
+}
