@@ -36,20 +36,15 @@ extension KeychainStore {
 
   /// Items of one database having every digest, newest first; optionally in one collection.
   func matching(_ digests: [Data], collection: String?, _ db: Database) throws -> [ItemID] {
-    var filter = ""
-    var arguments: [(any DatabaseValueConvertible)?] = []
-    if let collection {
-      filter = " AND collection.name = ?"
-      arguments.append(collection)
-    }
+    let scope = try collection.map { ($0, try collectionID($0, db)) }
     guard !digests.isEmpty else {
-      return try Row.fetchAll(
-        db,
-        sql: """
-          SELECT item.id, collection.name FROM item JOIN collection ON collection.id = item.collectionID
-          WHERE 1\(filter) ORDER BY item.id DESC
-          """, arguments: StatementArguments(arguments)
-      ).map { ItemID(collection: $0[1], id: $0[0]) }
+      if let (name, id) = scope {
+        return try Int64.fetchAll(
+          db.cachedStatement(sql: StoreStatements.collectionItems), arguments: [id]
+        ).reversed().map { ItemID(collection: name, id: $0) }
+      }
+      return try Row.fetchAll(db.cachedStatement(sql: StoreStatements.allItems))
+        .map { ItemID(collection: $0[1], id: $0[0]) }
     }
     // Probe each pair to 2 first: a pair no item has ends the search, and an exact lookup
     // usually has a pair only one item has, which then drives it. Only when every pair is
@@ -62,25 +57,22 @@ extension KeychainStore {
     }
     counted.sort { $0.1 < $1.1 }
     let others = counted.dropFirst().map(\.0)
-    let exists = others.map { _ in
-      " AND EXISTS (SELECT 1 FROM item_digest o WHERE o.digest = ? AND o.itemID = d.itemID)"
-    }
     // The text depends only on the number of pairs, so the prepared statement is reused.
-    return try Row.fetchAll(
-      db.cachedStatement(
-        sql: """
-          SELECT item.id, collection.name FROM item_digest d
-          JOIN item ON item.id = d.itemID JOIN collection ON collection.id = item.collectionID
-          WHERE d.digest = ?\(exists.joined())\(filter) ORDER BY item.id DESC
-          """), arguments: StatementArguments([counted[0].0] + others + arguments)
-    ).map { ItemID(collection: $0[1], id: $0[0]) }
+    let statement = try db.cachedStatement(
+      sql: StoreStatements.search(otherPairs: others.count, scoped: scope != nil))
+    let pairs: [any DatabaseValueConvertible] = [counted[0].0] + others
+    if let (name, id) = scope {
+      return try Int64.fetchAll(statement, arguments: StatementArguments(pairs + [id]))
+        .map { ItemID(collection: name, id: $0) }
+    }
+    return try Row.fetchAll(statement, arguments: StatementArguments(pairs))
+      .map { ItemID(collection: $0[1], id: $0[0]) }
   }
 
   /// How many items have each pair of `digests`, counting at most `limit`: one statement for
   /// all of them (its text depends only on how many there are, so it is prepared once).
   private func itemCounts(_ digests: [Data], limit: Int, _ db: Database) throws -> [Int] {
-    let probe = "(SELECT COUNT(*) FROM (SELECT 1 FROM item_digest WHERE digest = ? LIMIT ?))"
-    let sql = "SELECT " + Array(repeating: probe, count: digests.count).joined(separator: ", ")
+    let sql = StoreStatements.pairCounts(digests.count)
     var arguments: [(any DatabaseValueConvertible)?] = []
     for digest in digests { arguments += [digest, limit] }
     guard
@@ -109,10 +101,10 @@ extension KeychainStore {
 
   /// Every item of `collection`, locked or not, oldest first.
   public func items(in collection: String) throws -> [ItemID] {
-    try database(for: collection).read { db in
+    try lookup(database(for: collection)) { db in
       let id = try collectionID(collection, db)
       return try Int64.fetchAll(
-        db, sql: "SELECT id FROM item WHERE collectionID = ? ORDER BY id", arguments: [id]
+        db.cachedStatement(sql: StoreStatements.collectionItems), arguments: [id]
       )
       .map { ItemID(collection: collection, id: $0) }
     }
@@ -120,10 +112,11 @@ extension KeychainStore {
 
   /// The item in `collection` whose attribute set is exactly `digests`, if any.
   func exactMatch(_ digests: [Data], in collection: String, _ db: Database) throws -> ItemID? {
+    let wanted = Set(digests).count
     for candidate in try matching(digests, collection: collection, db) {
       let count = try Int.fetchOne(
-        db, sql: "SELECT COUNT(*) FROM item_digest WHERE itemID = ?", arguments: [candidate.id])
-      if count == Set(digests).count { return candidate }
+        db.cachedStatement(sql: StoreStatements.pairsOfItem), arguments: [candidate.id])
+      if count == wanted { return candidate }
     }
     return nil
   }
