@@ -20,7 +20,7 @@ providers=${3:-keychaind $(command -v gnome-keyring-daemon >/dev/null && echo gn
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$root/.build/release
 out=$(mktemp -d)
-export COLD_RUNS=${COLD_RUNS:-5}
+export COLD_RUNS=${COLD_RUNS:-5} MEASURE_ARGS=${MEASURE_ARGS:-}
 
 run_provider() {  # NAME: starts it on a private bus, runs keychain-load, writes $out/NAME.json
   # The throwaway HOME is set before the bus starts, so that anything the bus activates uses it.
@@ -53,8 +53,9 @@ run_provider() {  # NAME: starts it on a private bus, runs keychain-load, writes
     fi
     sh -c "$start" >/dev/null 2>&1 &
     gdbus wait --session --timeout 120 org.freedesktop.secrets
+    # MEASURE_ARGS: more options for keychain-load, such as --writers 1,4,16 or --only.
     "$bin/keychain-load" --items "$items" --samples "$samples" "${seeded[@]}" \
-      --restart "$start" --cold-runs "$COLD_RUNS" --json > "$result"
+      --restart "$start" --cold-runs "$COLD_RUNS" $MEASURE_ARGS --json > "$result"
     pid=$(gdbus call --session -d org.freedesktop.DBus -o /org/freedesktop/DBus \
       -m org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.secrets | grep -o "[0-9]\+" | tail -1)
     kill "$pid" 2>/dev/null || true

@@ -54,8 +54,11 @@ struct Measure: AsyncParsableCommand {
   @Option(
     help: ArgumentHelp(
       "Time only these kinds of call (comma-separated), e.g. to profile one.",
-      valueName: "ping,search,secret,secrets,session"))
+      valueName: "ping,search,scoped,replace,secret,secrets,session,big"))
   var only: String?
+
+  @Option(help: "Also time CreateItem throughput with this many concurrent writers (e.g. 1,4,16).")
+  var writers: String?
 
   private func wanted(_ kind: String) -> Bool {
     only.map { $0.split(separator: ",").contains(Substring(kind)) } ?? true
@@ -114,6 +117,28 @@ struct Measure: AsyncParsableCommand {
       }
       report.charge("SearchItems, 1 hit", cpu: provider.cpuMicroseconds() - mark)
     }
+    if wanted("scoped") {
+      let mark = provider.cpuMicroseconds()
+      for index in picks {
+        try await report.time("Collection.SearchItems, 1 hit") {
+          try await client.expectScopedSearch(run: run, index: index, found: paths[index]!)
+        }
+      }
+      report.charge("Collection.SearchItems, 1 hit", cpu: provider.cpuMicroseconds() - mark)
+    }
+    if wanted("replace") {
+      // What `secret-tool store` does for an item that exists: the item keeps its path.
+      let mark = provider.cpuMicroseconds()
+      for index in picks.prefix(200) {
+        let replaced = try await report.time("CreateItem, replace (plain)") {
+          try await client.createItem(index: index, run: run, session: plain, replace: true)
+        }
+        guard replaced == paths[index] else {
+          throw WrongAnswer(description: "replacing item \(index) made \(replaced)")
+        }
+      }
+      report.charge("CreateItem, replace (plain)", cpu: provider.cpuMicroseconds() - mark)
+    }
     if wanted("search") {
       let mark = provider.cpuMicroseconds()
       for _ in picks {
@@ -155,7 +180,17 @@ struct Measure: AsyncParsableCommand {
         report.charge(name, cpu: provider.cpuMicroseconds() - mark)
       }
     }
+    if wanted("big") {
+      let big = try await BigSecret.measure(client, plain: plain, dh: dh, provider, &report)
+      created.append(big)
+    }
     report.memory("after the calls", provider.memory())
+    if let writers {
+      for count in writers.split(separator: ",").compactMap({ Int($0) }) {
+        created += try await Throughput.measure(
+          writers: count, collection: collection, connection: connection, provider, &report)
+      }
+    }
 
     if let restart {
       for _ in 0..<coldRuns {

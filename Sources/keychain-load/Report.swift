@@ -9,6 +9,10 @@ struct Report {
   private var samples: [String: [Duration]] = [:]
   private var cpu: [String: Double] = [:]
   private var memory: [(moment: String, resident: Int, peak: Int)] = []
+  private var notes: [String] = []
+
+  /// A line for the end of the report (a throughput, say).
+  mutating func note(_ text: String) { notes.append(text) }
 
   /// Times one call of `operation`.
   mutating func time<T>(_ operation: String, _ body: () async throws -> T) async throws -> T {
@@ -62,6 +66,7 @@ struct Report {
     }
     lines += ["", "| provider memory | VmRSS KiB | VmHWM KiB |", "| --- | --- | --- |"]
     for entry in memory { lines.append("| \(entry.moment) | \(entry.resident) | \(entry.peak) |") }
+    if !notes.isEmpty { lines += [""] + notes }
     return lines.joined(separator: "\n")
   }
 
@@ -76,6 +81,7 @@ struct Report {
     entries += memory.map { entry in
       "  \"memory \(entry.moment)\": {\"rss_kib\": \(entry.resident), \"hwm_kib\": \(entry.peak)}"
     }
+    entries += notes.enumerated().map { "  \"note \($0.offset)\": \"\($0.element)\"" }
     return "{\n" + entries.joined(separator: ",\n") + "\n}"
   }
 }

@@ -65,6 +65,7 @@ struct Seed: ParsableCommand {
       }
       _ = try store.importItems(batch, into: KeychainStore.loginCollection)
     }
+    try store.close()
   }
 
   /// gnome-keyring's text format: a [keyring] group, then per item a group [ID] and one group

@@ -57,9 +57,12 @@ struct ServiceClient {
     Array("secret \(index) of \(run)".utf8)
   }
 
-  func createItem(index: Int, run: String, session: Session) async throws -> ObjectPath {
+  /// CreateItem for item `index`, its secret `secret` (by default its usual one).
+  func createItem(
+    index: Int, run: String, session: Session, secret plain: [UInt8]? = nil, replace: Bool = false
+  ) async throws -> ObjectPath {
     let (parameters, value) = try session.cipher.encrypt(
-      SecureBytes(copying: Self.secret(index: index, run: run)))
+      SecureBytes(copying: plain ?? Self.secret(index: index, run: run)))
     let properties: [String: DBusValue] = [
       "org.freedesktop.Secret.Item.Label": .string(Self.label(index)),
       "org.freedesktop.Secret.Item.Attributes": Self.attributes(index: index, run: run).dbusValue,
@@ -68,7 +71,7 @@ struct ServiceClient {
       session: session.path, parameters: parameters, value: value, contentType: "text/plain")
     let reply = try await call(
       collection, SecretService.collectionInterface, "CreateItem",
-      [properties.dbusValue, secret.dbusValue, .boolean(false)])
+      [properties.dbusValue, secret.dbusValue, .boolean(replace)])
     guard reply.count == 2, let item = reply[0].objectPath, item.rawValue.count > 1,
       reply[1].objectPath?.rawValue == "/"
     else { throw WrongAnswer(description: "CreateItem answered \(reply) (collection locked?)") }
@@ -91,6 +94,28 @@ struct ServiceClient {
     let (unlocked, locked) = try await search(run: run, index: index)
     guard unlocked == found, locked.isEmpty else {
       throw WrongAnswer(description: "SearchItems for \(index) found \(unlocked) / \(locked)")
+    }
+  }
+
+  /// Collection.SearchItems on the filled collection (Python SecretStorage and keyring search
+  /// this way): it must find exactly `found`.
+  func expectScopedSearch(run: String, index: Int, found: ObjectPath) async throws {
+    let reply = try await call(
+      collection, SecretService.collectionInterface, "SearchItems",
+      [Self.attributes(index: index, run: run).dbusValue])
+    guard try [ObjectPath](dbusValue: reply[0]) == [found] else {
+      throw WrongAnswer(description: "Collection.SearchItems for \(index) found \(reply)")
+    }
+  }
+
+  /// GetSecret of `item`, which must hold `expected`.
+  func expectSecret(_ item: ObjectPath, _ expected: [UInt8], session: Session) async throws {
+    let reply = try await call(
+      item, SecretService.itemInterface, "GetSecret", [.objectPath(session.path)])
+    let secret = try Secret(dbusValue: reply[0])
+    let plain = try session.cipher.decrypt(parameters: secret.parameters, value: secret.value)
+    guard plain == SecureBytes(copying: expected) else {
+      throw WrongAnswer(description: "the secret of \(item) came back different")
     }
   }
 
