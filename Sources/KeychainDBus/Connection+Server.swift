@@ -11,6 +11,13 @@ public protocol MethodCallHandler: Sendable {
   /// Called on the connection's thread for each method call. It must not block: answer
   /// through `responder`, at once or later from any task.
   func handle(_ call: Message, responder: Responder)
+  /// The longest byte array (`ay`) a call may carry: a call with a longer one is answered
+  /// `LimitsExceeded` before the array is copied out of libdbus. No limit by default.
+  var maximumByteArray: Int { get }
+}
+
+extension MethodCallHandler {
+  public var maximumByteArray: Int { .max }
 }
 
 extension Connection {
@@ -57,12 +64,21 @@ extension Connection {
     guard dbus_message_get_type(pointer) == DBUS_MESSAGE_TYPE_METHOD_CALL else {
       return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
     }
-    let message = MessageDecoder.decode(pointer)
     // libdbus picked the deepest registration at or above the path; find the same one.
-    var path = message.path ?? .root
+    var path =
+      dbus_message_get_path(pointer).map { ObjectPath(unchecked: String(cString: $0)) }
+      ?? .root
     while handlers[path] == nil, path != .root { path = path.parent }
     guard let handler = handlers[path] else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
-    handler.handle(message, responder: Responder(connection: self, call: message))
+    do {
+      let message = try MessageDecoder.decode(pointer, byteArrayLimit: handler.maximumByteArray)
+      handler.handle(message, responder: Responder(connection: self, call: message))
+    } catch {
+      Responder(connection: self, call: MessageDecoder.decode(header: pointer)).fail(
+        DBusError(
+          .limitsExceeded,
+          "a byte array of \(error.count) bytes is over the limit of \(handler.maximumByteArray)"))
+    }
     return DBUS_HANDLER_RESULT_HANDLED
   }
 

@@ -6,7 +6,32 @@
 import CKeychainDBus
 
 enum MessageDecoder {
+  /// A byte array longer than the limit given to `decode`: refused before it is copied.
+  struct TooLarge: Error {
+    let count: Int
+  }
+
+  /// Decodes a message whole.
   static func decode(_ pointer: OpaquePointer) -> Message {
+    do {
+      return try decode(pointer, byteArrayLimit: .max)
+    } catch {
+      preconditionFailure("no byte array is longer than Int.max")
+    }
+  }
+
+  /// Decodes a message; a byte array (`ay`) longer than `byteArrayLimit` throws before anything
+  /// of it is copied out of libdbus's buffer.
+  static func decode(_ pointer: OpaquePointer, byteArrayLimit: Int) throws(TooLarge)
+    -> Message
+  {
+    var message = decode(header: pointer)
+    message.body = try decodeBody(pointer, byteArrayLimit)
+    return message
+  }
+
+  /// The header fields of a message, with an empty body.
+  static func decode(header pointer: OpaquePointer) -> Message {
     let kind: Message.Kind =
       switch dbus_message_get_type(pointer) {
       case DBUS_MESSAGE_TYPE_METHOD_CALL: .methodCall
@@ -14,7 +39,7 @@ enum MessageDecoder {
       case DBUS_MESSAGE_TYPE_ERROR: .error
       default: .signal
       }
-    var message = Message(kind: kind, body: decodeBody(pointer))
+    var message = Message(kind: kind, body: [])
     message.path = dbus_message_get_path(pointer).map { ObjectPath(unchecked: String(cString: $0)) }
     message.interface = dbus_message_get_interface(pointer).map {
       InterfaceName(unchecked: String(cString: $0))
@@ -38,12 +63,14 @@ enum MessageDecoder {
     return message
   }
 
-  static func decodeBody(_ pointer: OpaquePointer) -> [DBusValue] {
+  static func decodeBody(_ pointer: OpaquePointer, _ limit: Int) throws(TooLarge)
+    -> [DBusValue]
+  {
     var iter = DBusMessageIter()
     guard dbus_message_iter_init(pointer, &iter) != 0 else { return [] }
     var values: [DBusValue] = []
     while dbus_message_iter_get_arg_type(&iter) != 0 {
-      values.append(decodeValue(&iter))
+      values.append(try decodeValue(&iter, limit))
       dbus_message_iter_next(&iter)
     }
     return values
@@ -62,7 +89,9 @@ enum MessageDecoder {
     return (try? SignatureParser.parse(String(cString: raw)))?.first ?? .variant
   }
 
-  private static func decodeValue(_ iter: inout DBusMessageIter) -> DBusValue {
+  private static func decodeValue(_ iter: inout DBusMessageIter, _ limit: Int) throws(TooLarge)
+    -> DBusValue
+  {
     let code = UInt8(truncatingIfNeeded: dbus_message_iter_get_arg_type(&iter))
     switch code {
     case UInt8(ascii: "y"): return .byte(basic(&iter).byt)
@@ -84,25 +113,27 @@ enum MessageDecoder {
     case UInt8(ascii: "v"):
       var sub = DBusMessageIter()
       dbus_message_iter_recurse(&iter, &sub)
-      return .variant(decodeValue(&sub))
+      return .variant(try decodeValue(&sub, limit))
     case UInt8(ascii: "r"):
       var sub = DBusMessageIter()
       dbus_message_iter_recurse(&iter, &sub)
       var fields: [DBusValue] = []
       while dbus_message_iter_get_arg_type(&sub) != 0 {
-        fields.append(decodeValue(&sub))
+        fields.append(try decodeValue(&sub, limit))
         dbus_message_iter_next(&sub)
       }
       return .structure(fields)
     case UInt8(ascii: "a"):
-      return decodeArray(&iter)
+      return try decodeArray(&iter, limit)
     default:
       // Unreachable for a message libdbus accepted; keep the value rather than trap.
       return .structure([])
     }
   }
 
-  private static func decodeArray(_ iter: inout DBusMessageIter) -> DBusValue {
+  private static func decodeArray(_ iter: inout DBusMessageIter, _ limit: Int) throws(TooLarge)
+    -> DBusValue
+  {
     var sub = DBusMessageIter()
     if dbus_message_iter_get_element_type(&iter) == Int32(UInt8(ascii: "y")) {
       dbus_message_iter_recurse(&iter, &sub)
@@ -110,6 +141,7 @@ enum MessageDecoder {
       var count: Int32 = 0
       withUnsafeMutablePointer(to: &base) { dbus_message_iter_get_fixed_array(&sub, $0, &count) }
       guard let base, count > 0 else { return .bytes([]) }
+      guard count <= limit else { throw TooLarge(count: Int(count)) }
       return .bytes(Array(UnsafeRawBufferPointer(start: base, count: Int(count))))
     }
     let type = currentType(&iter)
@@ -120,16 +152,16 @@ enum MessageDecoder {
       while dbus_message_iter_get_arg_type(&sub) != 0 {
         var pair = DBusMessageIter()
         dbus_message_iter_recurse(&sub, &pair)
-        let key = decodeValue(&pair)
+        let key = try decodeValue(&pair, limit)
         dbus_message_iter_next(&pair)
-        entries.append(DBusDictEntry(key, decodeValue(&pair)))
+        entries.append(DBusDictEntry(key, try decodeValue(&pair, limit)))
         dbus_message_iter_next(&sub)
       }
       return .dictionary(key: keyType, value: valueType, entries)
     case .array(let elementType):
       var items: [DBusValue] = []
       while dbus_message_iter_get_arg_type(&sub) != 0 {
-        items.append(decodeValue(&sub))
+        items.append(try decodeValue(&sub, limit))
         dbus_message_iter_next(&sub)
       }
       return .array(elementType, items)

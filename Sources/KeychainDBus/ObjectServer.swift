@@ -88,11 +88,18 @@ public protocol ObjectTree: Sendable {
 public final class ObjectServer: MethodCallHandler {
   private let tree: any ObjectTree
   private let logger: Logger
+  public let maximumByteArray: Int
 
   /// A server for `tree`; unexpected errors are logged to `logger` (never with arguments).
-  public init(_ tree: any ObjectTree, logger: Logger = Logger(label: "keychain.dbus.server")) {
+  /// - Parameter maximumByteArray: calls carrying a longer byte array are refused before it is
+  ///   copied (see `MethodCallHandler.maximumByteArray`).
+  public init(
+    _ tree: any ObjectTree, logger: Logger = Logger(label: "keychain.dbus.server"),
+    maximumByteArray: Int = .max
+  ) {
     self.tree = tree
     self.logger = logger
+    self.maximumByteArray = maximumByteArray
   }
 
   public func handle(_ call: Message, responder: Responder) {

@@ -79,7 +79,7 @@ struct GnomeKeyringInterface: DBusInterface {
       guard collection != KeychainStore.sessionCollection else {
         throw DBusError(.notSupported, "the session collection has no password")
       }
-      let prompt = await state.makePrompt(
+      let prompt = try await state.makePrompt(
         owner: request.caller, action: .changePassword(collection: collection))
       return [.objectPath(prompt)]
     }

@@ -70,8 +70,13 @@ public final class SecretServiceDaemon: Sendable {
       for await peer in departures { await state.dropPeer(peer) }
     }
     // A fallback at the root: every path of the tree, and the parents introspection walks.
+    // A secret over the store's limit is refused before it is copied out of the message; under
+    // a DH session it carries up to 16 bytes of padding.
     try await connection.register(
-      ObjectServer(SecretTree(state: state, logger: logger), logger: logger), at: .root)
+      ObjectServer(
+        SecretTree(state: state, logger: logger), logger: logger,
+        maximumByteArray: StoreLimits.maxSecretBytes + 16),
+      at: .root)
     var options: NameRequestOptions = [.allowReplacement, .doNotQueue]
     if replace { options.insert(.replaceExisting) }
     return try await connection.requestName(SecretService.busName, options: options)

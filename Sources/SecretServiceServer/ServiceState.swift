@@ -58,7 +58,17 @@ actor ServiceState {
 
   // MARK: Prompts
 
-  func makePrompt(owner: BusName, action: PromptAction) -> ObjectPath {
+  /// The most prompts one connection may have pending; each holds a place in the dialog queue.
+  static let maximumPromptsPerConnection = 64
+
+  func makePrompt(owner: BusName, action: PromptAction) throws(DBusError) -> ObjectPath {
+    guard prompts.values.count(where: { $0.owner == owner }) < Self.maximumPromptsPerConnection
+    else {
+      throw DBusError(
+        .limitsExceeded,
+        "this connection has \(Self.maximumPromptsPerConnection) prompts pending; run or dismiss them first"
+      )
+    }
     let id = makeID("p")
     prompts[id] = Prompt(owner: owner, action: action)
     return SecretPath.prompt(id).objectPath

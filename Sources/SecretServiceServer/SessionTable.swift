@@ -10,6 +10,10 @@ import SecretServiceProtocol
 import Synchronization
 
 final class SessionTable: Sendable {
+  /// The most sessions one connection may hold open: a client needs one (libsecret,
+  /// SecretStorage) or a few; without a bound, one client could fill the daemon's memory.
+  static let maximumPerConnection = 128
+
   private struct Session {
     let owner: BusName
     let cipher: SessionCipher
@@ -17,17 +21,25 @@ final class SessionTable: Sendable {
 
   private struct Table {
     var sessions: [String: Session] = [:]
+    var perOwner: [BusName: Int] = [:]
     var nextID = 1
   }
 
   private let table = Mutex(Table())
 
-  /// A new session for `owner`; returns its object path.
-  func open(owner: BusName, cipher: SessionCipher) -> ObjectPath {
-    table.withLock { table in
+  /// A new session for `owner`; returns its object path. `LimitsExceeded` when the owner
+  /// has `maximumPerConnection` open.
+  func open(owner: BusName, cipher: SessionCipher) throws(DBusError) -> ObjectPath {
+    try table.withLock { (table) throws(DBusError) in
+      guard table.perOwner[owner, default: 0] < Self.maximumPerConnection else {
+        throw DBusError(
+          .limitsExceeded,
+          "this connection has \(Self.maximumPerConnection) sessions open; close one first")
+      }
       let id = "s\(table.nextID)"
       table.nextID += 1
       table.sessions[id] = Session(owner: owner, cipher: cipher)
+      table.perOwner[owner, default: 0] += 1
       return SecretPath.session(id).objectPath
     }
   }
@@ -53,6 +65,7 @@ final class SessionTable: Sendable {
         throw DBusError(.noSession, "no such session for this connection")
       }
       table.sessions[id] = nil
+      table.perOwner[caller, default: 1] -= 1
     }
   }
 
@@ -61,6 +74,7 @@ final class SessionTable: Sendable {
     table.withLock { table in
       let before = table.sessions.count
       table.sessions = table.sessions.filter { $0.value.owner != peer }
+      table.perOwner[peer] = nil
       return before - table.sessions.count
     }
   }

@@ -28,3 +28,37 @@ import Testing
     #expect(counts == (0, 0))
   }
 }
+
+extension CallerStateTests {
+  /// One connection cannot hold sessions or prompts without bound; another is not affected,
+  /// and a closed session makes room again.
+  @Test func sessionsAndPromptsPerConnectionAreBounded() async throws {
+    let harness = try await InProcessService()
+    let greedy = try await harness.bus.connect()
+    var sessions: [ObjectPath] = []
+    for _ in 0..<128 { sessions.append(try await harness.openSession(from: greedy)) }
+    do {
+      _ = try await harness.openSession(from: greedy)
+      Issue.record("a 129th session was opened")
+    } catch let error as DBusError {
+      #expect(error.name == .limitsExceeded)
+    }
+    _ = try await harness.openSession()  // another connection
+    _ = try await harness.call(sessions[0], "org.freedesktop.Secret.Session", "Close", from: greedy)
+    _ = try await harness.openSession(from: greedy)
+
+    for _ in 0..<64 {
+      _ = try await harness.call(
+        InProcessService.service, "org.freedesktop.Secret.Service", "CreateCollection",
+        [[String: DBusValue]().dbusValue, .string("")], from: greedy)
+    }
+    do {
+      _ = try await harness.call(
+        InProcessService.service, "org.freedesktop.Secret.Service", "CreateCollection",
+        [[String: DBusValue]().dbusValue, .string("")], from: greedy)
+      Issue.record("a 65th pending prompt was accepted")
+    } catch let error as DBusError {
+      #expect(error.name == .limitsExceeded)
+    }
+  }
+}
