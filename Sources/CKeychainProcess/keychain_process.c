@@ -2,6 +2,7 @@
 #include "keychain_process.h"
 #include <signal.h>
 #include <errno.h>
+#include <malloc.h>
 #include <sys/prctl.h>
 #include <time.h>
 
@@ -36,4 +37,14 @@ int keychain_spawn(pid_t *pid, const char *file, const posix_spawn_file_actions_
     }
     posix_spawnattr_destroy(&attributes);
     return rc;
+}
+
+void keychain_tune_allocator(void) {
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+    mallopt(M_ARENA_MAX, 2);
+}
+
+int keychain_release_memory(void) {
+    return malloc_trim(0);
 }

@@ -55,6 +55,9 @@ struct CollectionInterface: DBusInterface {
     case "SearchItems":
       let attributes: [String: String] = try request.argument(0)
       let (unlocked, locked) = try Resolver.mapped { try store.searchItems(attributes, in: name) }
+      if unlocked.count + locked.count >= MemoryRelease.largeList {
+        MemoryRelease.afterReply(to: request)
+      }
       return [(unlocked + locked).map(Resolver.path(of:)).dbusValue]
     default:  // CreateItem
       return try await createItem(request)
@@ -84,6 +87,7 @@ struct CollectionInterface: DBusInterface {
     }
     let cipher = try state.sessions.cipher(secret.session, caller: request.caller)
     let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
+    if plaintext.count >= MemoryRelease.largeSecret { MemoryRelease.afterReply(to: request) }
     let contentType = secret.contentType.isEmpty ? "text/plain" : secret.contentType
     let (item, replaced) = try await Blocking.run { [store, name, attributes] in
       try Resolver.mapped {
@@ -106,7 +110,9 @@ struct CollectionInterface: DBusInterface {
     let info = try Resolver.mapped { try store.collection(name) }
     switch property {
     case "Items":
-      return try Resolver.mapped { try store.items(in: name) }.map(Resolver.path(of:)).dbusValue
+      let items: [ItemID] = try Resolver.mapped { try store.items(in: name) }
+      if items.count >= MemoryRelease.largeList { MemoryRelease.afterReply(to: request) }
+      return items.map(Resolver.path(of:)).dbusValue
     case "Label": return .string(info.label)
     case "Locked": return .boolean(info.isLocked)
     case "Created": return .uint64(UInt64(max(0, info.created.timeIntervalSince1970)))
@@ -158,6 +164,7 @@ struct ItemInterface: DBusInterface {
       let session: ObjectPath = try request.argument(0)
       let cipher = try state.sessions.cipher(session, caller: request.caller)
       let (secret, contentType) = try Resolver.mapped { try store.secret(of: item) }
+      if secret.count >= MemoryRelease.largeSecret { MemoryRelease.afterReply(to: request) }
       let (parameters, value) = try cipher.encrypt(secret)
       return [
         Secret(session: session, parameters: parameters, value: value, contentType: contentType)
@@ -167,6 +174,7 @@ struct ItemInterface: DBusInterface {
       let secret: Secret = try request.argument(0)
       let cipher = try state.sessions.cipher(secret.session, caller: request.caller)
       let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
+      if plaintext.count >= MemoryRelease.largeSecret { MemoryRelease.afterReply(to: request) }
       try await Blocking.run { [store, item] in
         try Resolver.mapped {
           try store.setSecret(plaintext, contentType: secret.contentType, of: item)

@@ -54,7 +54,7 @@ struct ServiceInterface: DBusInterface {
       let algorithm: String = try request.argument(0)
       let input: DBusValue = try request.argument(1)
       let (output, cipher) = try SessionNegotiation.open(algorithm: algorithm, input: input)
-      let path = state.sessions.open(owner: request.caller, cipher: cipher)
+      let path = try state.sessions.open(owner: request.caller, cipher: cipher)
       return [.variant(output), .objectPath(path)]
     case "CreateCollection":
       let properties: [String: DBusValue] = try request.argument(0)
@@ -66,12 +66,15 @@ struct ServiceInterface: DBusInterface {
         try DBusValue.property(properties, "org.freedesktop.Secret.Collection.Label", .string)?
         .string ?? ""
       // A new collection needs a password, which only a prompt can ask for.
-      let prompt = await state.makePrompt(
+      let prompt = try await state.makePrompt(
         owner: request.caller, action: .createCollection(label: label, alias: alias))
       return [.objectPath(SecretPath.none), .objectPath(prompt)]
     case "SearchItems":
       let attributes: [String: String] = try request.argument(0)
       let (unlocked, locked) = try Resolver.mapped { try store.searchItems(attributes) }
+      if unlocked.count + locked.count >= MemoryRelease.largeList {
+        MemoryRelease.afterReply(to: request)
+      }
       return [unlocked.map(Resolver.path(of:)).dbusValue, locked.map(Resolver.path(of:)).dbusValue]
     case "Unlock":
       return try await unlock(try request.argument(0), request)
@@ -95,12 +98,15 @@ struct ServiceInterface: DBusInterface {
       let items: [ObjectPath] = try request.argument(0)
       let cipher = try state.sessions.cipher(try request.argument(1), caller: request.caller)
       var secrets: [ObjectPath: Secret] = [:]
+      var bytes = 0
+      defer { if bytes >= MemoryRelease.largeSecret { MemoryRelease.afterReply(to: request) } }
       for path in items {
         // Locked and missing items are skipped, as gnome-keyring does and libsecret expects.
         guard let parsed = SecretPath(path), let item = try? Resolver.item(parsed, in: store),
           let (secret, contentType) = try? store.secret(of: item)
         else { continue }
         let (parameters, value) = try cipher.encrypt(secret)
+        bytes += value.count
         secrets[path] = Secret(
           session: try request.argument(1), parameters: parameters, value: value,
           contentType: contentType)
@@ -150,7 +156,7 @@ struct ServiceInterface: DBusInterface {
       }
     }
     guard !pending.isEmpty else { return [unlocked.dbusValue, .objectPath(SecretPath.none)] }
-    let prompt = await state.makePrompt(
+    let prompt = try await state.makePrompt(
       owner: request.caller, action: .unlock(collections: collections, objects: pending))
     return [unlocked.dbusValue, .objectPath(prompt)]
   }

@@ -13,6 +13,7 @@ enum Hardening {
   static func apply() {
     // No core dumps (they would hold secrets), no ptrace by same-user processes, private files.
     _ = keychain_disable_dumps()
+    keychain_tune_allocator()
     var none = rlimit(rlim_cur: 0, rlim_max: 0)
     _ = setrlimit(Int32(RLIMIT_CORE.rawValue), &none)
     umask(0o077)

@@ -17,4 +17,13 @@ int keychain_disable_dumps(void);
 int keychain_spawn(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
                    char *const argv[], char *const envp[]);
 
+/* Sets glibc's allocator up for a long-lived daemon that sometimes handles a large secret:
+ * a fixed mmap threshold of 128 KiB (glibc raises it after each large free, after which
+ * buffers of up to 32 MiB come from the heap and stay resident once freed), the same trim
+ * threshold, and at most two arenas (one per thread otherwise, each keeping its free memory). */
+void keychain_tune_allocator(void);
+
+/* Gives the heap's free pages back to the system (malloc_trim). Returns 1 if any were. */
+int keychain_release_memory(void);
+
 #endif
