@@ -3,6 +3,7 @@
  * also report, and xSync copies the synced file to the shadow directory. */
 #include "keychain_fault_vfs.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -10,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static sqlite3_vfs *real_vfs;
 static sqlite3_vfs fault_vfs;
 static char *log_path;
 static char *shadow_dir;
+static char *quota_path;
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct {
@@ -74,8 +77,46 @@ static int fault_read(sqlite3_file *f, void *buffer, int amount, sqlite3_int64 o
     FaultFile *file = (FaultFile *)f;
     return file->real->pMethods->xRead(file->real, buffer, amount, offset);
 }
+/* The quota in force (-1: none), read from the quota file on every check so a test can change it. */
+static long long current_quota(void) {
+    if (!quota_path) return -1;
+    FILE *in = fopen(quota_path, "re");
+    if (!in) return -1;
+    long long quota = -1;
+    if (fscanf(in, "%lld", &quota) != 1) quota = -1;
+    fclose(in);
+    return quota;
+}
+
+/* The bytes of every regular file in the directory of `path`. */
+static long long directory_bytes(const char *path) {
+    char directory[PATH_MAX];
+    snprintf(directory, sizeof directory, "%s", path);
+    char *slash = strrchr(directory, '/');
+    if (!slash) return 0;
+    *slash = 0;
+    DIR *listing = opendir(directory);
+    if (!listing) return 0;
+    long long total = 0;
+    struct dirent *entry;
+    while ((entry = readdir(listing))) {
+        struct stat info;
+        if (fstatat(dirfd(listing), entry->d_name, &info, 0) == 0 && S_ISREG(info.st_mode))
+            total += info.st_size;
+    }
+    closedir(listing);
+    return total;
+}
+
 static int fault_write(sqlite3_file *f, const void *buffer, int amount, sqlite3_int64 offset) {
     FaultFile *file = (FaultFile *)f;
+    long long quota = current_quota();
+    if (quota >= 0) {
+        sqlite3_int64 size = 0;
+        file->real->pMethods->xFileSize(file->real, &size);
+        long long growth = offset + amount - size;
+        if (growth > 0 && directory_bytes(file->path) + growth > quota) return SQLITE_FULL;
+    }
     int rc = file->real->pMethods->xWrite(file->real, buffer, amount, offset);
     if (rc == SQLITE_OK) report("write", file->name);
     return rc;
@@ -229,12 +270,13 @@ static int fault_current_time_int64(sqlite3_vfs *vfs, sqlite3_int64 *out) {
     return real_vfs->xCurrentTimeInt64(real_vfs, out);
 }
 
-int keychain_fault_vfs_install(const char *log, const char *shadow) {
+int keychain_fault_vfs_install(const char *log, const char *shadow, const char *quota) {
     if (real_vfs) return SQLITE_MISUSE;
     real_vfs = sqlite3_vfs_find(NULL);
     if (!real_vfs) return SQLITE_ERROR;
     log_path = log ? strdup(log) : NULL;
     shadow_dir = shadow ? strdup(shadow) : NULL;
+    quota_path = quota ? strdup(quota) : NULL;
     fault_vfs = (sqlite3_vfs){
         .iVersion = 2,
         .szOsFile = (int)sizeof(FaultFile) + real_vfs->szOsFile,
@@ -260,5 +302,6 @@ int keychain_fault_vfs_install(const char *log, const char *shadow) {
 __attribute__((constructor)) static void install_from_environment(void) {
     const char *log = getenv("KEYCHAIN_FAULT_VFS_LOG");
     const char *shadow = getenv("KEYCHAIN_FAULT_VFS_SHADOW");
-    if (log || shadow) keychain_fault_vfs_install(log, shadow);
+    const char *quota = getenv("KEYCHAIN_FAULT_VFS_QUOTA");
+    if (log || shadow || quota) keychain_fault_vfs_install(log, shadow, quota);
 }

@@ -14,11 +14,13 @@ final class CheckpointSchedule: Sendable {
   static let quiet: DispatchTimeInterval = .seconds(2)
 
   private weak let pool: DatabasePool?
+  private let directory: String
   private let generation = Mutex(0)
   private let queue = DispatchQueue(label: "keychain-store.checkpoint", qos: .utility)
 
-  init(_ pool: DatabasePool) {
+  init(_ pool: DatabasePool, directory: String) {
     self.pool = pool
+    self.directory = directory
   }
 
   /// Called after every write: (re)starts the quiet period.
@@ -32,6 +34,8 @@ final class CheckpointSchedule: Sendable {
       // A reader holding an old snapshot makes TRUNCATE give up (SQLITE_BUSY); the next burst
       // tries again, and a clean exit checkpoints anyway.
       try? pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+      // A delete on a full disk may have used the reserve: take it back if there is room now.
+      StoreFiles.ensureReserve(in: self.directory)
     }
   }
 

@@ -134,7 +134,7 @@ extension KeychainStore {
     guard collection != Self.sessionCollection else {
       throw StoreError.invalid("the session collection cannot be deleted")
     }
-    try commit { db in
+    try commitFreeingSpace { db in
       let id = try collectionID(collection, db)
       try db.execute(sql: "DELETE FROM collection WHERE id = ?", arguments: [id])
     }

@@ -87,11 +87,7 @@ extension KeychainStore {
   private func load(_ item: ItemID, key: SecureBytes, _ db: Database) throws -> (ItemPayload, Row) {
     guard
       let row = try Row.fetchOne(
-        db.cachedStatement(
-          sql: """
-            SELECT item.sealed, item.created, item.modified FROM item
-            JOIN collection ON collection.id = item.collectionID WHERE item.id = ? AND collection.name = ?
-            """), arguments: [item.id, item.collection])
+        db.cachedStatement(sql: StoreStatements.loadItem), arguments: [item.id, item.collection])
     else { throw StoreError.noSuchItem }
     let sealed: Data = row["sealed"]
     do {
@@ -133,12 +129,9 @@ extension KeychainStore {
   /// Whether `item` exists (locked or not).
   public func exists(_ item: ItemID) throws -> Bool {
     try lookup(database(for: item.collection)) { db in
-      try Int64.fetchOne(
-        db.cachedStatement(
-          sql:
-            "SELECT item.id FROM item JOIN collection ON collection.id = item.collectionID WHERE item.id = ? AND collection.name = ?"
-        ),
-        arguments: [item.id, item.collection]) != nil
+      try Int.fetchOne(
+        db.cachedStatement(sql: StoreStatements.itemExists), arguments: [item.id, item.collection])
+        != nil
     }
   }
 
@@ -184,7 +177,7 @@ extension KeychainStore {
   /// Deletes an item; the collection must be unlocked.
   public func deleteItem(_ item: ItemID) throws {
     _ = try dataKey(item.collection)
-    try write(item.collection) { db in
+    try write(item.collection, freeingSpace: true) { db in
       let collectionID = try collectionID(item.collection, db)
       try db.execute(
         sql: "DELETE FROM item WHERE id = ? AND collectionID = ?",

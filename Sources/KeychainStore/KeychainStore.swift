@@ -98,8 +98,9 @@ public final class KeychainStore: Sendable {
       try migrator.migrate(persistent)
     }
     writer = GroupCommit(persistent)
-    checkpoints = CheckpointSchedule(persistent)
+    checkpoints = CheckpointSchedule(persistent, directory: directory)
     StoreFiles.restrictDatabaseFiles(in: directory)
+    StoreFiles.ensureReserve(in: directory)
 
     memory = try DatabaseQueue(configuration: configuration)
     try migrator.migrate(memory)
@@ -142,9 +143,13 @@ public final class KeychainStore: Sendable {
     return try database.writeWithoutTransaction(body)
   }
 
-  /// Runs `change` in a transaction of the database holding `collection`.
-  func write<T>(_ collection: String, _ change: (Database) throws -> T) throws -> T {
-    collection == Self.sessionCollection ? try memory.write(change) : try commit(change)
+  /// Runs `change` in a transaction of the database holding `collection`; one that frees
+  /// space may use the reserve (`commitFreeingSpace`).
+  func write<T>(
+    _ collection: String, freeingSpace: Bool = false, _ change: (Database) throws -> T
+  ) throws -> T {
+    if collection == Self.sessionCollection { return try memory.write(change) }
+    return freeingSpace ? try commitFreeingSpace(change) : try commit(change)
   }
 
   /// Runs `change` in a durable transaction of the file, through the group commit, and reports
@@ -155,6 +160,16 @@ public final class KeychainStore: Sendable {
       return try writer.commit(change)
     } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
       throw StoreError.noSpace
+    }
+  }
+
+  /// `commit` for a change that frees space (a delete): on a full disk the reserve beside the
+  /// store is given up to make room for it, and made again after the next checkpoint.
+  func commitFreeingSpace<T>(_ change: (Database) throws -> T) throws -> T {
+    do {
+      return try commit(change)
+    } catch StoreError.noSpace where StoreFiles.releaseReserve(in: directory) {
+      return try commit(change)
     }
   }
 

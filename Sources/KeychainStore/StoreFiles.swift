@@ -78,6 +78,26 @@ enum StoreFiles {
     return key
   }
 
+  /// Disk space kept allocated beside the store so that deleting still works when the disk is
+  /// full: in WAL mode a delete is written (to the log) before anything is freed.
+  static let reserveName = "keychain.reserve"
+  /// Enough for a few deletes of ordinary items (each writes 5 to 7 pages of 4 KiB to the log).
+  static let reserveBytes = 256 << 10
+
+  /// Allocates the reserve if it is not there; false when the disk has no room for it.
+  @discardableResult
+  static func ensureReserve(in directory: String) -> Bool {
+    let fd = open(directory + "/" + reserveName, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    return posix_fallocate(fd, 0, off_t(reserveBytes)) == 0
+  }
+
+  /// Frees the reserve for a delete on a full disk; false if there was none.
+  static func releaseReserve(in directory: String) -> Bool {
+    unlink(directory + "/" + reserveName) == 0
+  }
+
   /// Makes the store's files private: the database and SQLite's WAL and shared-memory files.
   static func restrictDatabaseFiles(in directory: String) {
     for suffix in ["", "-wal", "-shm", "-journal"] {
@@ -178,8 +198,8 @@ extension StoreFiles {
       // after them: a burst of writes costs a few hundred KiB of log, not 4 MiB, on a small disk.
       try db.execute(
         sql: """
-          PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 256;
-          PRAGMA journal_size_limit = 1048576
+          PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 128;
+          PRAGMA journal_size_limit = 524288
           """)
       let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode")
       let synchronous = try Int.fetchOne(db, sql: "PRAGMA synchronous")

@@ -12,6 +12,8 @@ public struct FaultVFS: Sendable {
   public let logPath: String
   /// Where the VFS keeps each file as of its last sync.
   public let shadowDirectory: String
+  /// Holds the byte quota of the store's directory, when one is set (`fillDisk`).
+  public let quotaPath: String
   private let directory: TemporaryDirectory
 
   /// The shared library, built beside keychaind (`swift build` builds it with the tests).
@@ -24,6 +26,7 @@ public struct FaultVFS: Sendable {
     directory = try TemporaryDirectory(prefix: "fault-vfs")
     logPath = directory.path + "/log"
     shadowDirectory = directory.path + "/shadow"
+    quotaPath = directory.path + "/quota"
     try FileManager.default.createDirectory(
       atPath: shadowDirectory, withIntermediateDirectories: true)
     _ = FileManager.default.createFile(atPath: logPath, contents: nil)
@@ -33,8 +36,25 @@ public struct FaultVFS: Sendable {
   public var environment: [String: String] {
     [
       "LD_PRELOAD": Self.library, "KEYCHAIN_FAULT_VFS_LOG": logPath,
-      "KEYCHAIN_FAULT_VFS_SHADOW": shadowDirectory,
+      "KEYCHAIN_FAULT_VFS_SHADOW": shadowDirectory, "KEYCHAIN_FAULT_VFS_QUOTA": quotaPath,
     ]
+  }
+
+  /// From now on the store's directory (`store`) cannot grow beyond its present size plus
+  /// `headroom` bytes, as on a disk that is full; nil lifts the limit.
+  public func fillDisk(store: String?, headroom: Int = 0) throws {
+    guard let store else {
+      try? FileManager.default.removeItem(atPath: quotaPath)
+      return
+    }
+    var total = 0
+    for name in try FileManager.default.contentsOfDirectory(atPath: store) {
+      let attributes = try FileManager.default.attributesOfItem(atPath: store + "/" + name)
+      if attributes[.type] as? FileAttributeType == .typeRegular {
+        total += attributes[.size] as? Int ?? 0
+      }
+    }
+    try String(total + headroom).write(toFile: quotaPath, atomically: true, encoding: .utf8)
   }
 
   /// How many syncs of `file` (a base name, such as keychain.db-wal) have been logged.
