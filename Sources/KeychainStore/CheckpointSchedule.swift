@@ -13,12 +13,12 @@ final class CheckpointSchedule: Sendable {
   /// that a backup taken a moment after a change has it.
   static let quiet: DispatchTimeInterval = .seconds(2)
 
-  private weak let pool: DatabasePool?
+  private weak let pool: DatabaseQueue?
   private let directory: String
   private let generation = Mutex(0)
   private let queue = DispatchQueue(label: "keychain-store.checkpoint", qos: .utility)
 
-  init(_ pool: DatabasePool, directory: String) {
+  init(_ pool: DatabaseQueue, directory: String) {
     self.pool = pool
     self.directory = directory
   }

@@ -17,7 +17,7 @@ import GRDB
 import Synchronization
 
 final class GroupCommit: Sendable {
-  private let database: DatabasePool
+  private let database: DatabaseQueue
   /// Guards `queue`, `leading` and every job's `outcome`; signalled when a batch is done.
   private let changed = NSCondition()
   nonisolated(unsafe) private var queue: [Job] = []
@@ -44,7 +44,7 @@ final class GroupCommit: Sendable {
   /// benchmarks: the ratio is the batching).
   let counts = Mutex((transactions: 0, changes: 0))
 
-  init(_ database: DatabasePool) {
+  init(_ database: DatabaseQueue) {
     self.database = database
   }
 

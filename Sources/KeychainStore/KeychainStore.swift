@@ -40,7 +40,9 @@ public final class KeychainStore: Sendable {
   public static let loginCollection = "login"
 
   let directory: String
-  let persistent: DatabasePool
+  /// The file's one writing connection; reads go to `lookupReader`, so a write waiting for its
+  /// sync holds up no read.
+  let persistent: DatabaseQueue
   /// Every write to the file goes through it: one sync per batch of concurrent writes.
   let writer: GroupCommit
   /// One read-only connection to the same file: it checks the store before anything writes,
@@ -87,13 +89,7 @@ public final class KeychainStore: Sendable {
     let migrator = Schema.migrator(keys)
     lookupReader = try StoreFiles.openChecked(path, keys: keys, migrator: migrator)
 
-    var configuration = Configuration()
-    configuration.prepareDatabase { db in
-      // secure_delete: freed pages are zeroed, so a deleted secret's ciphertext does not linger.
-      try db.execute(sql: "PRAGMA secure_delete = ON")
-    }
-    persistent = try DatabasePool(path: path, configuration: configuration)
-    try StoreFiles.makeDurable(persistent)
+    persistent = try StoreFiles.openWriter(path)
     if try !lookupReader.read({ try migrator.hasCompletedMigrations($0) }) {
       try migrator.migrate(persistent)
     }
@@ -102,7 +98,7 @@ public final class KeychainStore: Sendable {
     StoreFiles.restrictDatabaseFiles(in: directory)
     StoreFiles.ensureReserve(in: directory)
 
-    memory = try DatabaseQueue(configuration: configuration)
+    memory = try DatabaseQueue(configuration: StoreFiles.configuration(journal: false))
     try migrator.migrate(memory)
     try createSessionCollection()
   }
@@ -198,7 +194,7 @@ public final class KeychainStore: Sendable {
   /// All collections, the in-memory `session` one included.
   public func collections() throws -> [CollectionInfo] {
     try databases.flatMap { database in
-      try database.read { db in
+      try lookup(database) { db in
         try Row.fetchAll(
           db, sql: "SELECT name, sealedLabel, created, modified FROM collection ORDER BY id"
         )
@@ -219,7 +215,7 @@ public final class KeychainStore: Sendable {
   /// One collection.
   public func collection(_ name: String) throws -> CollectionInfo {
     let database = database(for: name)
-    return try database.read { db in
+    return try lookup(database) { db in
       guard
         let row = try Row.fetchOne(
           db, sql: "SELECT name, sealedLabel, created, modified FROM collection WHERE name = ?",

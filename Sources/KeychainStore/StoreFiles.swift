@@ -151,56 +151,86 @@ extension StoreFiles {
     var configuration = Configuration()
     configuration.readonly = true
     configuration.busyMode = .timeout(5)
+    // A read-only connection to a WAL database makes the log and shared-memory files when they
+    // are missing (after a clean stop); a refused store is left without them, as it was found.
+    let scratch = [path + "-wal", path + "-shm"].filter {
+      !FileManager.default.fileExists(atPath: $0)
+    }
+    var queue: DatabaseQueue?
     do {
-      let queue = try DatabaseQueue(path: path, configuration: configuration)
-      try queue.read { db in
-        let tables = try String.fetchSet(
-          db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-        guard tables.contains("grdb_migrations") else {
-          throw damaged(
-            "this is not a keychaind database (it has no schema)",
-            "Move it aside if it is not yours; restore keychain.db from a backup otherwise.")
-        }
-        guard try !migrator.hasBeenSuperseded(db) else {
-          throw StoreError.newerSchema(path: path)
-        }
-        let missing = Schema.tables.filter { !tables.contains($0) }
-        guard missing.isEmpty else {
-          throw damaged(
-            "its schema lacks the table(s) \(missing.joined(separator: ", "))",
-            "Restore keychain.db from a backup.")
-        }
-        if tables.contains("meta") {
-          let check = try Data.fetchOne(
-            db, sql: "SELECT value FROM meta WHERE name = 'index-key-check'")
-          guard check == (try keys.keyCheck()) else {
-            throw damaged(
-              "index.key beside it is not the key this database was made with",
-              "Restore the index.key that was backed up with this keychain.db.")
-          }
-        }
-      }
-      return queue
-    } catch let error as DatabaseError {
+      let opened = try DatabaseQueue(path: path, configuration: configuration)
+      queue = opened
+      try opened.read { db in try check(db) }
+      return opened
+    } catch {
+      try? queue?.close()
+      for file in scratch { unlink(file) }
+      guard let error = error as? DatabaseError else { throw error }
       throw damaged(
         "SQLite cannot read it (\(error.resultCode): \(error.message ?? "no detail"))",
         "Restore it from a backup; keychainctl check describes the damage.")
     }
+
+    /// A store of ours, of a version this code knows, made with this index key.
+    func check(_ db: Database) throws {
+      let tables = try String.fetchSet(
+        db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+      guard tables.contains("grdb_migrations") else {
+        throw damaged(
+          "this is not a keychaind database (it has no schema)",
+          "Move it aside if it is not yours; restore keychain.db from a backup otherwise.")
+      }
+      guard try !migrator.hasBeenSuperseded(db) else {
+        throw StoreError.newerSchema(path: path)
+      }
+      let missing = Schema.tables.filter { !tables.contains($0) }
+      guard missing.isEmpty else {
+        throw damaged(
+          "its schema lacks the table(s) \(missing.joined(separator: ", "))",
+          "Restore keychain.db from a backup.")
+      }
+      if tables.contains("meta") {
+        let check = try Data.fetchOne(
+          db, sql: "SELECT value FROM meta WHERE name = 'index-key-check'")
+        guard check == (try keys.keyCheck()) else {
+          throw damaged(
+            "index.key beside it is not the key this database was made with",
+            "Restore the index.key that was backed up with this keychain.db.")
+        }
+      }
+    }
   }
 
-  /// Writes on the pool's writer connection are synced at every commit. GRDB sets up WAL after
-  /// `prepareDatabase` has run and then lowers `synchronous` to NORMAL, under which a commit is
-  /// not synced before it returns; so FULL is set once the pool is open, and both pragmas are
-  /// read back: a store that would acknowledge writes it has not synced is not served.
-  static func makeDurable(_ pool: DatabasePool) throws {
-    try pool.writeWithoutTransaction { db in
+  /// The settings of every connection that writes: freed pages zeroed (secure_delete), so
+  /// that a deleted secret's ciphertext does not linger; with `journal`, the file's WAL set up
+  /// here (GRDB leaves the journal to `prepareDatabase` on a DatabaseQueue in its default mode).
+  static func configuration(journal: Bool) -> Configuration {
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in
+      try db.execute(sql: "PRAGMA secure_delete = ON")
+      guard journal else { return }
+      // synchronous=FULL: in WAL mode, each commit's frames are synced before COMMIT returns.
       // Checkpoints run more often than SQLite's default (1000 pages) and the log is cut back
       // after them: a burst of writes costs a few hundred KiB of log, not 4 MiB, on a small disk.
       try db.execute(
         sql: """
-          PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 128;
+          PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 128;
           PRAGMA journal_size_limit = 524288
           """)
+    }
+    return configuration
+  }
+
+  /// The writing connection of an existing store, checked to sync every commit: both pragmas
+  /// are read back, and a store that would acknowledge writes it has not synced is not served.
+  ///
+  /// A DatabaseQueue and not a DatabasePool: the pool sets up WAL itself after
+  /// `prepareDatabase` has run, lowering synchronous to NORMAL (under which a commit is not
+  /// synced before it returns), and writes a transaction at every open when the log is empty;
+  /// reads have their own connection anyway.
+  static func openWriter(_ path: String) throws -> DatabaseQueue {
+    let queue = try DatabaseQueue(path: path, configuration: configuration(journal: true))
+    try queue.writeWithoutTransaction { db in
       let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode")
       let synchronous = try Int.fetchOne(db, sql: "PRAGMA synchronous")
       guard mode == "wal", synchronous == 2 else {
@@ -210,5 +240,6 @@ extension StoreFiles {
             + "could be lost, so the store is not opened")
       }
     }
+    return queue
   }
 }

@@ -55,8 +55,10 @@ struct Seed: ParsableCommand {
     try store.createCollection(
       name: KeychainStore.loginCollection, label: "Login", password: password)
     try store.setAlias("default", to: KeychainStore.loginCollection)
-    for start in stride(from: 0, to: items, by: 5_000) {
-      let batch = (start..<min(items, start + 5_000)).map { index in
+    // Batches of 500: each secret waits in libgcrypt's secure pool until its batch is written, and
+    // the pool's first-fit allocator slows down with every block it holds.
+    for start in stride(from: 0, to: items, by: 500) {
+      let batch = (start..<min(items, start + 500)).map { index in
         ImportedItem(
           label: ServiceClient.label(index),
           attributes: ServiceClient.attributes(index: index, run: ServiceClient.seedRun),
