@@ -16,14 +16,18 @@
 import Foundation
 
 /// Runs blocking work on threads kept for it, and resumes the caller when it is done.
-enum Blocking {
-  static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+public enum Blocking {
+  /// Runs `body` on a blocking thread and returns its result.
+  public static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
       BlockingPool.shared.submit { continuation.resume(returning: body()) }
     }
   }
 
-  static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+  /// Runs `body` on a blocking thread and returns its result or rethrows its error.
+  public static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws
+    -> T
+  {
     try await withCheckedThrowingContinuation { continuation in
       BlockingPool.shared.submit { continuation.resume(with: Result { try body() }) }
     }

@@ -14,6 +14,7 @@ struct SecretTree: ObjectTree {
   var store: KeychainStore { state.store }
 
   func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]? {
+    await state.gate.wait()
     guard let parsed = SecretPath(path) else { return nil }
     switch parsed {
     case .service:
@@ -54,11 +55,22 @@ public final class SecretServiceDaemon: Sendable {
   let logger: Logger
 
   /// A daemon over `store`; nothing is on the bus until `publish`.
-  /// - Parameter pinentry: the program that asks for passwords (a name on PATH or a path);
-  ///   nil turns prompting off, and prompts then complete dismissed.
-  public init(store: KeychainStore, pinentry: String? = "pinentry", logger: Logger) {
-    state = ServiceState(store: store, pinentry: pinentry, logger: logger)
+  /// - Parameters:
+  ///   - pinentry: the program that asks for passwords (a name on PATH or a path); nil turns
+  ///     prompting off, and prompts then complete dismissed.
+  ///   - holdingCalls: calls wait until `answerCalls()`: for start-up work (an unlock) that
+  ///     runs once the name is owned.
+  public init(
+    store: KeychainStore, pinentry: String? = "pinentry", logger: Logger, holdingCalls: Bool = false
+  ) {
+    state = ServiceState(
+      store: store, pinentry: pinentry, logger: logger, holdingCalls: holdingCalls)
     self.logger = logger
+  }
+
+  /// Answers the calls held since start-up, and every later one.
+  public func answerCalls() {
+    state.gate.open()
   }
 
   /// Registers the object tree, starts forgetting departed callers' sessions and prompts, and

@@ -42,11 +42,14 @@ actor ServiceState {
   let logger: Logger
   let prompter: PromptRunner
   nonisolated let sessions = SessionTable()
+  /// Holds calls while the daemon finishes starting (see `CallGate`).
+  nonisolated let gate: CallGate
   private var prompts: [String: Prompt] = [:]
   private var nextID = 1
 
-  init(store: KeychainStore, pinentry: String?, logger: Logger) {
+  init(store: KeychainStore, pinentry: String?, logger: Logger, holdingCalls: Bool) {
     self.store = store
+    gate = CallGate(open: !holdingCalls)
     self.logger = logger
     prompter = PromptRunner(store: store, pinentry: pinentry, logger: logger)
   }

@@ -34,7 +34,11 @@ struct Keychaind: AsyncParsableCommand {
   var configurationPath: String?
 
   @Flag(
-    help: "Read a password on stdin until EOF; create the login collection with it, or unlock it.")
+    help: ArgumentHelp(
+      "Create the login collection with a password, or unlock it.",
+      discussion:
+        "The password is typed without echo at a terminal, or read from standard input until its end."
+    ))
   var unlock = false
 
   @Flag(help: "Take org.freedesktop.secrets over from the process that owns it.")
@@ -73,6 +77,9 @@ struct Keychaind: AsyncParsableCommand {
       throw ExitCode(2)
     }
 
+    // Read before anything else, so that a terminal prompt comes first.
+    let password = unlock ? try LoginUnlock.readPassword() : nil
+
     let status = try Gcrypt.initialize()
     if !status.secureMemoryLocked {
       logger.warning("secure memory could not be locked in RAM (raise LimitMEMLOCK / ulimit -l)")
@@ -94,7 +101,6 @@ struct Keychaind: AsyncParsableCommand {
       logger.critical("cannot open the store in \(directory): \(error)")
       throw ExitCode(2)
     }
-    if unlock { try LoginUnlock.run(store: store, logger: logger) }
 
     let connection: Connection
     do {
@@ -105,7 +111,11 @@ struct Keychaind: AsyncParsableCommand {
     }
     let pinentry = configuration.pinentryProgram(environment)
     logger.debug("password prompts through \(pinentry ?? "nothing (turned off)")")
-    let daemon = SecretServiceDaemon(store: store, pinentry: pinentry, logger: logger)
+    // With --unlock, the name is taken first and the key derived after: a client's first call
+    // waits for the unlock instead of for the daemon, and nothing is created or unlocked
+    // unless the name is ours.
+    let daemon = SecretServiceDaemon(
+      store: store, pinentry: pinentry, logger: logger, holdingCalls: password != nil)
     let result = try await daemon.publish(on: connection, replace: replace)
     guard result == .primaryOwner else {
       logger.critical(
@@ -113,6 +123,12 @@ struct Keychaind: AsyncParsableCommand {
       throw ExitCode(4)
     }
     logger.info("serving org.freedesktop.secrets from \(directory)")
+    if let password {
+      try await Blocking.run {
+        try LoginUnlock.run(store: store, password: password, logger: logger)
+      }
+      daemon.answerCalls()
+    }
     let reason = await lifetime.wait(for: connection)
     logger.info("stopping: \(reason)")
     await connection.close()

@@ -42,15 +42,53 @@ enum PrivateBus {
 
 /// `--unlock`: the headless route, like `gnome-keyring-daemon --unlock`.
 enum LoginUnlock {
-  static func run(store: KeychainStore, logger: Logger) throws {
-    var bytes = [UInt8]()
-    while let chunk = try FileHandle.standardInput.read(upToCount: 4096), !chunk.isEmpty {
-      bytes += chunk
+  /// The longest password accepted on standard input.
+  static let maximumLength = 4096
+
+  /// The password: typed without echo after a `Password:` prompt at a terminal (one line), or
+  /// all of a pipe, one trailing newline dropped. It goes from the descriptor into locked,
+  /// wiped memory, never through an ordinary buffer.
+  static func readPassword() throws -> SecureBytes {
+    let terminal = isatty(STDIN_FILENO) != 0
+    var saved = termios()
+    if terminal {
+      FileHandle.standardError.write(Data("Password: ".utf8))
+      tcgetattr(STDIN_FILENO, &saved)
+      var quiet = saved
+      quiet.c_lflag &= ~tcflag_t(ECHO)
+      tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
     }
-    // A password typed with a trailing newline (echo pw | keychaind --unlock) means the line.
-    if bytes.last == 0x0A { bytes.removeLast() }
-    let password = SecureBytes(copying: bytes)
-    for index in bytes.indices { bytes[index] = 0 }
+    defer {
+      if terminal {
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+        FileHandle.standardError.write(Data("\n".utf8))
+      }
+    }
+    let scratch = SecureScratch(capacity: maximumLength + 1)
+    var count = 0
+    try scratch.withUnsafeMutableBytes { buffer in
+      while count < buffer.count {
+        // One byte at a time at a terminal, so that nothing after the line is consumed.
+        let wanted = terminal ? 1 : buffer.count - count
+        let got = read(STDIN_FILENO, buffer.baseAddress! + count, wanted)
+        if got < 0, errno == EINTR { continue }
+        guard got > 0 else { break }
+        count += got
+        if terminal, buffer[count - 1] == 0x0A { break }
+      }
+      guard count <= maximumLength else {
+        throw ValidationError(
+          "the password on standard input is longer than \(maximumLength) bytes")
+      }
+      // A password typed with a trailing newline (echo pw | keychaind --unlock) means the line.
+      if count > 0, buffer[count - 1] == 0x0A { count -= 1 }
+    }
+    return scratch.prefix(count)
+  }
+
+  /// Creates the login collection with `password`, or unlocks it; points `default` at it if
+  /// no alias does. Exit status 5 for a password that does not unlock it.
+  static func run(store: KeychainStore, password: SecureBytes, logger: Logger) throws {
     if try store.hasCollection(KeychainStore.loginCollection) {
       do {
         try store.unlock("login", password: password)

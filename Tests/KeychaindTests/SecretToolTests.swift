@@ -126,4 +126,21 @@ import Testing
     #expect(result.stderr.contains("does not unlock"))
     #expect(!result.stderr.contains("wrong"))
   }
+
+  /// With --unlock the name is owned before Argon2id has finished, and a call that arrives in
+  /// between waits for the unlock instead of finding the collection locked.
+  @Test func theNameIsTakenBeforeTheUnlockAndEarlyCallsWaitForIt() async throws {
+    let daemon = try await DaemonProcess()
+    let stored = try daemon.run(
+      "secret-tool", ["store", "--label=early", "app", "early"], stdin: Array("on time".utf8))
+    #expect(stored.status == 0)
+    #expect(daemon.terminate() == 0)
+    try await daemon.start()  // returns as soon as the name is owned
+    let found = try daemon.run("secret-tool", ["lookup", "app", "early"])
+    #expect(found.stdout == "on time", "\(found.stderr)\n\(daemon.log)")
+    let lines = daemon.log.split(separator: "\n")
+    let serving = lines.lastIndex { $0.contains("serving org.freedesktop.secrets") }
+    let unlocked = lines.lastIndex { $0.contains("unlocked the login collection") }
+    #expect(serving != nil && unlocked != nil && serving! < unlocked!, "\(daemon.log)")
+  }
 }

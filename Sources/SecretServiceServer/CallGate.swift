@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+//
+// Calls held while the daemon finishes starting: `keychaind --unlock` owns the bus name before
+// Argon2id has derived the login key (a third of a second), so that clients and D-Bus
+// activation find the service at once; a call that arrives meanwhile waits for the unlock
+// rather than finding the collection locked and asking for a password.
+
+import Synchronization
+
+final class CallGate: Sendable {
+  private let state: Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>
+
+  init(open: Bool) {
+    state = Mutex((open, []))
+  }
+
+  /// Returns at once when open; otherwise when `open()` is called.
+  func wait() async {
+    await withCheckedContinuation { continuation in
+      let ready = state.withLock { state in
+        if !state.open { state.waiting.append(continuation) }
+        return state.open
+      }
+      if ready { continuation.resume() }
+    }
+  }
+
+  /// Lets every held call and every later one through.
+  func open() {
+    let waiting = state.withLock { state in
+      state.open = true
+      defer { state.waiting = [] }
+      return state.waiting
+    }
+    for continuation in waiting { continuation.resume() }
+  }
+}
