@@ -80,7 +80,7 @@ let package = Package(
       name: "keychainctl",
       dependencies: [
         "Keychain", "SecretServiceClient", "SecretServiceProtocol", "KeychainCrypto",
-        "KeychainDBus",
+        "KeychainDBus", "KeychainStore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
@@ -141,7 +141,10 @@ let package = Package(
     .testTarget(name: "KeychainCoreTests", dependencies: ["KeychainCore"]),
     .testTarget(
       name: "KeychainStoreTests",
-      dependencies: ["KeychainStore", "KeychainCore", "KeychainCrypto", "KeychainTesting"]),
+      dependencies: [
+        "KeychainStore", "KeychainCore", "KeychainCrypto", "KeychainTesting",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
     .testTarget(
       name: "SecretServiceProtocolTests",
       dependencies: ["SecretServiceProtocol", "KeychainDBus", "KeychainCrypto", "KeychainTesting"]),

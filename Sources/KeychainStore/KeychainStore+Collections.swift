@@ -20,16 +20,11 @@ extension KeychainStore {
     }
   }
 
-  private struct Wrapping {
-    let salt: [UInt8]
-    let parameters: Argon2Parameters
-    let wrappedKey: [UInt8]
-  }
-
-  /// The key record of `collection`, checked with the metadata key: a damaged record is
-  /// `corrupt`, never mistaken for a wrong password.
-  private func wrapping(_ collection: String) throws -> Wrapping {
-    try lookup(persistent) { db in
+  /// The data key that `password` unwraps from `collection`'s key record, or
+  /// `wrongPassword`; changes nothing. The record is checked with the metadata key first: a
+  /// damaged record is `corrupt`, never mistaken for a wrong password.
+  private func unwrap(_ collection: String, _ password: SecureBytes) throws -> SecureBytes {
+    let row = try lookup(persistent) { db in
       guard
         let row = try Row.fetchOne(
           db,
@@ -38,26 +33,28 @@ extension KeychainStore {
             FROM collection WHERE name = ?
             """, arguments: [collection])
       else { throw StoreError.noSuchCollection(collection) }
-      guard let stored = row["keyMAC"] as Data?, stored == (try keys.collectionKeyMAC(row)) else {
-        throw StoreError.corrupt(
-          "the key record of collection '\(collection)' is damaged; no password can open it")
-      }
-      return Wrapping(
-        salt: Array(row["kdfSalt"] as Data),
-        parameters: Argon2Parameters(
-          iterations: row["kdfIterations"], memoryKiB: row["kdfMemoryKiB"],
-          parallelism: row["kdfParallelism"]),
-        wrappedKey: Array(row["wrappedKey"] as Data))
+      return row
     }
+    guard let stored = row["keyMAC"] as Data?, stored == (try keys.collectionKeyMAC(row)) else {
+      throw StoreError.corrupt(
+        "the key record of collection '\(collection)' is damaged; no password can open it")
+    }
+    return try Self.unwrapKey(row, collection: collection, password: password)
   }
 
-  /// The data key that `password` unwraps, or `wrongPassword`; changes nothing.
-  private func unwrap(_ collection: String, _ password: SecureBytes) throws -> SecureBytes {
-    let stored = try wrapping(collection)
+  /// The data key in a collection row's key record (its KDF columns and `wrappedKey`), or
+  /// `wrongPassword`.
+  static func unwrapKey(_ row: Row, collection: String, password: SecureBytes) throws
+    -> SecureBytes
+  {
     let wrapKey = try KeyDerivation.argon2id(
-      password: Self.kdfInput(password), salt: stored.salt, parameters: stored.parameters)
+      password: kdfInput(password), salt: Array(row["kdfSalt"] as Data),
+      parameters: Argon2Parameters(
+        iterations: row["kdfIterations"], memoryKiB: row["kdfMemoryKiB"],
+        parallelism: row["kdfParallelism"]))
     do {
-      return try AESGCM.open(stored.wrappedKey, key: wrapKey, associatedData: keyAAD(collection))
+      return try AESGCM.open(
+        Array(row["wrappedKey"] as Data), key: wrapKey, associatedData: keyAAD(collection))
     } catch CryptoError.authenticationFailed {
       throw StoreError.wrongPassword
     }
@@ -97,7 +94,7 @@ extension KeychainStore {
     let salt = Random.bytes(count: 16)
     let wrapKey = try KeyDerivation.argon2id(
       password: Self.kdfInput(newPassword), salt: salt, parameters: kdf)
-    let wrapped = Data(try AESGCM.seal(key, key: wrapKey, associatedData: keyAAD(collection)))
+    let wrapped = Data(try AESGCM.seal(key, key: wrapKey, associatedData: Self.keyAAD(collection)))
     let mac = try keys.collectionKeyMAC(
       name: collection, salt: Data(salt), parameters: kdf, wrappedKey: wrapped)
     try commit { db in
@@ -120,7 +117,7 @@ extension KeychainStore {
       throw StoreError.limitExceeded("label too long")
     }
     let sealed = try AESGCM.seal(
-      Array(label.utf8), key: keys.metadata, associatedData: labelAAD(collection))
+      Array(label.utf8), key: keys.metadata, associatedData: Self.labelAAD(collection))
     try write(collection) { db in
       _ = try collectionID(collection, db)
       try db.execute(

@@ -18,10 +18,12 @@ public struct ItemInfo: Hashable, Sendable {
 }
 
 extension KeychainStore {
-  func itemAAD(_ item: ItemID) -> [UInt8] { Array("item:\(item.collection):\(item.id)".utf8) }
+  static func itemAAD(_ item: ItemID) -> [UInt8] {
+    Array("item:\(item.collection):\(item.id)".utf8)
+  }
 
   func seal(_ payload: ItemPayload, for item: ItemID, key: SecureBytes) throws -> Data {
-    Data(try AESGCM.seal(payload.encoded(), key: key, associatedData: itemAAD(item)))
+    Data(try AESGCM.seal(payload.encoded(), key: key, associatedData: Self.itemAAD(item)))
   }
 
   /// Replaces the item's rows in the attribute index, and the check value over them.
@@ -85,16 +87,21 @@ extension KeychainStore {
   }
 
   private func load(_ item: ItemID, key: SecureBytes, _ db: Database) throws -> (ItemPayload, Row) {
+    try Self.openItem(item, key: key, db)
+  }
+
+  /// Item `item` read and decrypted under its collection's data key, with its row (dates).
+  static func openItem(_ item: ItemID, key: SecureBytes, _ db: Database) throws
+    -> (ItemPayload, Row)
+  {
     guard
       let row = try Row.fetchOne(
         db.cachedStatement(sql: StoreStatements.loadItem), arguments: [item.id, item.collection])
     else { throw StoreError.noSuchItem }
     let sealed: Data = row["sealed"]
     do {
-      return (
-        try ItemPayload(
-          decoding: try AESGCM.open(Array(sealed), key: key, associatedData: itemAAD(item))), row
-      )
+      let record = try AESGCM.open(Array(sealed), key: key, associatedData: itemAAD(item))
+      return (try ItemPayload(decoding: record), row)
     } catch CryptoError.authenticationFailed {
       throw StoreError.corrupt("item \(item) does not decrypt under its collection's key")
     }

@@ -228,15 +228,18 @@ public final class KeychainStore: Sendable {
   private func info(_ row: Row, inMemory: Bool) throws -> CollectionInfo {
     let name: String = row["name"]
     let sealed: Data = row["sealedLabel"]
-    let label = try AESGCM.open(Array(sealed), key: keys.metadata, associatedData: labelAAD(name))
+    let label = try AESGCM.open(
+      Array(sealed), key: keys.metadata, associatedData: Self.labelAAD(name))
     return CollectionInfo(
       name: name, label: String(decoding: label.copyBytes(), as: UTF8.self),
       created: Self.date(row["created"]), modified: Self.date(row["modified"]),
       isLocked: unlocked.withLock { $0[name] == nil }, isInMemory: inMemory)
   }
 
-  func labelAAD(_ collection: String) -> [UInt8] { Array("collection label:\(collection)".utf8) }
-  func keyAAD(_ collection: String) -> [UInt8] { Array("collection key:\(collection)".utf8) }
+  static func labelAAD(_ collection: String) -> [UInt8] {
+    Array("collection label:\(collection)".utf8)
+  }
+  static func keyAAD(_ collection: String) -> [UInt8] { Array("collection key:\(collection)".utf8) }
 
   /// Creates a collection protected by `password`, unlocked. With no `name`, one is chosen.
   @discardableResult
@@ -260,7 +263,8 @@ public final class KeychainStore: Sendable {
         try Int64.fetchOne(db, sql: "SELECT id FROM collection WHERE name = ?", arguments: [chosen])
           == nil
       else { throw StoreError.collectionExists(chosen) }
-      let wrapped = Data(try AESGCM.seal(dataKey, key: wrapKey, associatedData: keyAAD(chosen)))
+      let wrapped = Data(
+        try AESGCM.seal(dataKey, key: wrapKey, associatedData: Self.keyAAD(chosen)))
       try db.execute(
         sql: """
           INSERT INTO collection (name, sealedLabel, created, modified, kdfSalt, kdfIterations,
@@ -269,7 +273,8 @@ public final class KeychainStore: Sendable {
         arguments: [
           chosen,
           Data(
-            try AESGCM.seal(Array(label.utf8), key: keys.metadata, associatedData: labelAAD(chosen))
+            try AESGCM.seal(
+              Array(label.utf8), key: keys.metadata, associatedData: Self.labelAAD(chosen))
           ),
           created, created, Data(salt), kdf.iterations, kdf.memoryKiB, kdf.parallelism, wrapped,
           try keys.collectionKeyMAC(
@@ -291,7 +296,7 @@ public final class KeychainStore: Sendable {
   private func createSessionCollection() throws {
     let name = Self.sessionCollection
     let sealedLabel = try AESGCM.seal(
-      Array("Session".utf8), key: keys.metadata, associatedData: labelAAD(name))
+      Array("Session".utf8), key: keys.metadata, associatedData: Self.labelAAD(name))
     let created = Self.seconds(now())
     try memory.write { db in
       try db.execute(

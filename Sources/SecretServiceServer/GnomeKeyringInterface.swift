@@ -63,6 +63,7 @@ struct GnomeKeyringInterface: DBusInterface {
         try Resolver.mapped { try store.unlock(collection, password: password) }
       }
       await signals.lockChanged([collection], locked: false)
+      state.unlocked([collection])
       return []
     case "ChangeWithMasterPassword":
       let collection = try collection(request, 0)

@@ -73,6 +73,12 @@ public final class SecretServiceDaemon: Sendable {
     state.gate.open()
   }
 
+  /// Tells the daemon that `collections` were unlocked outside it (keychaind --unlock): their
+  /// search index is checked and repaired in the background, as after any unlock.
+  public func collectionsUnlocked(_ collections: [String]) {
+    state.unlocked(collections)
+  }
+
   /// Registers the object tree, starts forgetting departed callers' sessions and prompts, and
   /// only then asks for the bus name, so that no call can arrive before the objects exist.
   public func publish(on connection: Connection, replace: Bool) async throws -> NameRequestResult {

@@ -117,6 +117,36 @@ actor ServiceState {
     return prompt.action
   }
 
+  // MARK: Unlocking
+
+  /// After `collections` were unlocked: their search index is checked item by item in the
+  /// background, and what damage showed is repaired and logged by object path.
+  nonisolated func unlocked(_ collections: [String]) {
+    let (store, logger) = (store, logger)
+    for collection in collections {
+      Task {
+        do {
+          let repair = try await Blocking.run { try store.repairIndex(collection) }
+          func paths(_ items: [ItemID]) -> String {
+            items.map { Resolver.path(of: $0).rawValue }.joined(separator: ", ")
+          }
+          if !repair.rebuilt.isEmpty {
+            logger.warning(
+              "rebuilt the damaged search index of \(repair.rebuilt.count) item(s) of \(collection): \(paths(repair.rebuilt))"
+            )
+          }
+          if !repair.unreadable.isEmpty {
+            logger.error(
+              "\(repair.unreadable.count) item(s) of \(collection) are damaged and do not decrypt: \(paths(repair.unreadable))"
+            )
+          }
+        } catch {
+          logger.warning("the search index of \(collection) could not be checked: \(error)")
+        }
+      }
+    }
+  }
+
   // MARK: Callers
 
   /// Forgets everything a departed connection owned.

@@ -59,6 +59,7 @@ struct PromptInterface: DBusInterface {
         let signals = ChangeSignals(connection: connection)
         if let created = outcome.created { await signals.collectionCreated(created) }
         await signals.lockChanged(outcome.unlocked, locked: false)
+        state.unlocked(outcome.unlocked)
         // A dismissed or abandoned prompt has already gone, and Dismiss sent its Completed.
         guard await state.finishPrompt(id) else { return }
         try? await connection.emit(

@@ -123,11 +123,20 @@ struct Keychaind: AsyncParsableCommand {
       throw ExitCode(4)
     }
     logger.info("serving org.freedesktop.secrets from \(directory)")
+    // Damage the file-level checks cannot see (a page inside the file): found at start, named.
+    Task {
+      if let problems = try? await Blocking.run({ try store.quickCheck() }), !problems.isEmpty {
+        logger.error(
+          "SQLite's quick_check finds \(directory)/keychain.db damaged (\(problems.prefix(3).joined(separator: "; "))); run keychainctl check for details"
+        )
+      }
+    }
     if let password {
       try await Blocking.run {
         try LoginUnlock.run(store: store, password: password, logger: logger)
       }
       daemon.answerCalls()
+      daemon.collectionsUnlocked([KeychainStore.loginCollection])
     }
     let reason = await lifetime.wait(for: connection)
     logger.info("stopping: \(reason)")

@@ -125,4 +125,44 @@ import Testing
     try? FileManager.default.removeItem(atPath: path(daemon, "keychain.db-wal"))
     try expectRefusal(daemon, naming: "index.key")
   }
+
+  private func check(_ daemon: DaemonProcess, _ arguments: [String] = []) throws -> CommandResult {
+    try runCommand(
+      KeychainctlTests.keychainctl,
+      ["check", "--data-dir", daemon.home.path + "/.local/share/keychaind"] + arguments,
+      environment: daemon.environment,
+      stdin: Array("test password".utf8))
+  }
+
+  /// keychainctl check reads the files keychaind refuses, and names what is wrong.
+  @Test func keychainctlCheckNamesTheDamage() async throws {
+    let daemon = try await store(cleanly: true)
+    let healthy = try check(daemon, ["--password-stdin"])
+    #expect(healthy.status == 0, "\(healthy.stdout)\(healthy.stderr)")
+    #expect(healthy.stdout.contains("every item of login decrypted"), "\(healthy.stdout)")
+    let before = snapshot(daemon)
+    try overwrite(path(daemon, "index.key"), at: 0, with: Array(repeating: 7, count: 32))
+    let damaged = try check(daemon)
+    #expect(damaged.status == 1)
+    #expect(damaged.stdout.contains("DAMAGED: \(path(daemon, "keychain.db"))"), "\(damaged.stdout)")
+    #expect(damaged.stdout.contains("not the key this database was made with"))
+    #expect(snapshot(daemon)["keychain.db"] == before["keychain.db"])
+  }
+
+  /// An item the search index lost is found again once keychaind unlocks its collection.
+  @Test func aDamagedSearchIndexIsRebuiltAtUnlock() async throws {
+    let daemon = try await store(cleanly: true)
+    let database = try SQLiteFile(path(daemon, "keychain.db"))
+    try database.execute("DELETE FROM item_digest WHERE itemID = (SELECT MIN(id) FROM item)")
+    let report = try check(daemon)
+    #expect(report.status == 1 && report.stdout.contains("search index of 1 item(s)"))
+    try await daemon.start()
+    var found = ""
+    for _ in 0..<500 where found != "secret 0" {  // the repair runs in the background
+      found = try daemon.run("secret-tool", ["lookup", "damage", "0"]).stdout
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    #expect(found == "secret 0", "\(daemon.log)")
+    #expect(daemon.log.contains("rebuilt the damaged search index of 1 item(s) of login"))
+  }
 }

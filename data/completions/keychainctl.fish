@@ -58,6 +58,8 @@ function __keychainctl_parse_tokens -S
             __keychainctl_parse_subcommand 1 'password-stdin' 'h/help'
         case 'status'
             __keychainctl_parse_subcommand 0 'json' 'h/help'
+        case 'check'
+            __keychainctl_parse_subcommand 0 'data-dir=' 'password-stdin' 'json' 'h/help'
         case 'help'
             __keychainctl_parse_subcommand -r 1 
         end
@@ -132,6 +134,7 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positio
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'set-default' -d 'Make a collection (by path or label) the default one.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'passwd' -d 'Change a collection\'s password through the provider\'s prompt.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'status' -d 'Show the provider, and each collection\'s lock state and item count.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'check' -d 'Check keychaind\'s store for damage, changing nothing.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl store" label' -l 'label' -d 'The item\'s label.' -rfka ''
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl store" collection' -l 'collection' -d 'The collection\'s object path (default: the default collection).' -rfka ''
@@ -208,3 +211,7 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_o
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl passwd" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl status" json' -l 'json' -d 'Print JSON.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl status" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl check" data-dir' -l 'data-dir' -d 'The store\'s directory (default: $XDG_DATA_HOME/keychaind).' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl check" password-stdin' -l 'password-stdin' -d 'Also decrypt every item of the collections this password opens (one line).'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl check" json' -l 'json' -d 'Print JSON.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl check" h help' -s 'h' -l 'help' -d 'Show help information.'

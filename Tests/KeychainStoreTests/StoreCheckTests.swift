@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+//
+// Damage that only some items show is named, never hidden: a check reports it by item, an
+// unlock rebuilds a damaged search index from the items, and a damaged key record is damage,
+// not a wrong password.
+
+import Foundation
+import GRDB
+import KeychainCrypto
+import KeychainStore
+import Testing
+
+@Suite struct StoreCheckTests {
+  /// A closed store with `login` (password "pw") holding three items; returns their ids.
+  private func makeStore(_ fixture: StoreFixture) throws -> [ItemID] {
+    let store = try fixture.open()
+    try store.createCollection(name: "login", label: "Login", password: secure("pw"))
+    let items = try (1...3).map { index in
+      try store.createItem(
+        in: "login", label: "item \(index)", attributes: ["n": "\(index)", "app": "check"],
+        secret: secure("secret \(index)"), replace: false
+      ).item
+    }
+    try store.close()
+    return items
+  }
+
+  /// Changes the store's database behind its back, as damage would.
+  private func tamper(_ fixture: StoreFixture, _ sql: String) throws {
+    let queue = try DatabaseQueue(path: fixture.directory + "/keychain.db")
+    try queue.write { db in try db.execute(sql: sql) }
+    try queue.close()
+  }
+
+  @Test func aHealthyStoreChecksClean() throws {
+    let fixture = try StoreFixture()
+    _ = try makeStore(fixture)
+    let report = StoreCheck.run(directory: fixture.directory, password: secure("pw"))
+    #expect(report.isHealthy, "\(report.problems)")
+    #expect(report.checked.contains("1 collection(s), 3 item(s)"), "\(report.checked)")
+    #expect(report.checked.contains("every item of login decrypted"))
+  }
+
+  @Test func damagedIndexRowsAreNamedAndRebuiltOnUnlock() throws {
+    let fixture = try StoreFixture()
+    let items = try makeStore(fixture)
+    try tamper(fixture, "DELETE FROM item_digest WHERE itemID = \(items[1].id)")
+    let report = StoreCheck.run(directory: fixture.directory)
+    #expect(report.problems.count == 1)
+    #expect(report.problems.first?.description.contains("\(items[1])") == true, "\(report)")
+
+    let store = try fixture.open()
+    #expect(try store.searchItems(["n": "2"]).locked.isEmpty, "the damaged item is missed")
+    try store.unlock("login", password: secure("pw"))
+    let repair = try store.repairIndex("login")
+    #expect(repair.rebuilt == [items[1]] && repair.unreadable.isEmpty)
+    #expect(try store.searchItems(["n": "2"]).unlocked == [items[1]])
+    #expect(try store.repairIndex("login").rebuilt.isEmpty)
+    try store.close()
+    #expect(StoreCheck.run(directory: fixture.directory).isHealthy)
+  }
+
+  @Test func aDamagedKeyRecordIsDamageNotAWrongPassword() throws {
+    let fixture = try StoreFixture()
+    _ = try makeStore(fixture)
+    try tamper(
+      fixture,
+      "UPDATE collection SET wrappedKey = zeroblob(length(wrappedKey)) WHERE name = 'login'"
+    )
+    let store = try fixture.open()
+    #expect {
+      try store.unlock("login", password: secure("pw"))
+    } throws: { error in
+      guard case StoreError.corrupt(let what) = error else { return false }
+      return what.contains("key record")
+    }
+    let report = StoreCheck.run(directory: fixture.directory, password: secure("pw"))
+    #expect(report.problems.map(\.place) == ["collection login"])
+    #expect(report.problems.first?.description.contains("key record is damaged") == true)
+  }
+
+  @Test func anItemThatDoesNotDecryptIsNamed() throws {
+    let fixture = try StoreFixture()
+    let items = try makeStore(fixture)
+    try tamper(
+      fixture, "UPDATE item SET sealed = zeroblob(length(sealed)) WHERE id = \(items[2].id)")
+    #expect(StoreCheck.run(directory: fixture.directory).isHealthy, "found without the password")
+    let report = StoreCheck.run(directory: fixture.directory, password: secure("pw"))
+    #expect(report.problems.count == 1)
+    #expect(report.problems.first?.description.contains("\(items[2])") == true, "\(report)")
+  }
+}
