@@ -85,19 +85,20 @@ public enum AESGCM {
 
   /// Decrypts and verifies what `seal` produced. Any change to the bytes, the key or the
   /// associated data throws `authenticationFailed`, and no plaintext is returned.
-  public static func open(_ sealed: [UInt8], key: SecureBytes, associatedData: [UInt8] = [])
-    throws -> SecureBytes
-  {
+  public static func open<Bytes: ByteInput>(
+    _ sealed: Bytes, key: SecureBytes, associatedData: [UInt8] = []
+  ) throws -> SecureBytes {
     guard key.count == keySize else {
       throw CryptoError.invalidInput("AES-256 needs a 32-byte key")
     }
-    guard sealed.count >= nonceSize + tagSize else { throw CryptoError.authenticationFailed }
-    let cipher = try Cipher(algorithm: GCRY_CIPHER_AES256, mode: GCRY_CIPHER_MODE_GCM, key: key)
-    try cipher.setIV(Array(sealed[0..<nonceSize]))
-    try Gcrypt.check(gcry_cipher_authenticate(cipher.handle, associatedData, associatedData.count))
-    let length = sealed.count - nonceSize - tagSize
     return try sealed.withUnsafeBytes { all in
-      try SecureBytes(count: length) { out in
+      guard all.count >= nonceSize + tagSize else { throw CryptoError.authenticationFailed }
+      let cipher = try Cipher(algorithm: GCRY_CIPHER_AES256, mode: GCRY_CIPHER_MODE_GCM, key: key)
+      try cipher.setIV(Array(all[0..<nonceSize]))
+      try Gcrypt.check(
+        gcry_cipher_authenticate(cipher.handle, associatedData, associatedData.count))
+      let length = all.count - nonceSize - tagSize
+      return try SecureBytes(count: length) { out in
         let body = UnsafeRawBufferPointer(rebasing: all[nonceSize..<(nonceSize + length)])
         try cipher.apply(gcry_cipher_decrypt, input: body, output: out)
         if length == 0 { try Gcrypt.check(gcry_cipher_decrypt(cipher.handle, nil, 0, nil, 0)) }

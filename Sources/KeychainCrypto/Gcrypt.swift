@@ -80,3 +80,8 @@ public protocol ByteInput {
 
 extension Array: ByteInput where Element == UInt8 {}
 extension ArraySlice: ByteInput where Element == UInt8 {}
+extension UnsafeRawBufferPointer: ByteInput {
+  public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    try body(self)
+  }
+}

@@ -100,7 +100,10 @@ extension KeychainStore {
     else { throw StoreError.noSuchItem }
     let sealed: Data = row["sealed"]
     do {
-      let record = try AESGCM.open(Array(sealed), key: key, associatedData: itemAAD(item))
+      // Decrypted straight from the blob SQLite handed over (no intermediate array).
+      let record = try sealed.withUnsafeBytes {
+        try AESGCM.open($0, key: key, associatedData: itemAAD(item))
+      }
       return (try ItemPayload(decoding: record), row)
     } catch CryptoError.authenticationFailed {
       throw StoreError.corrupt("item \(item) does not decrypt under its collection's key")
