@@ -4,6 +4,7 @@
 // is built here on HMAC, exactly as RFC 5869 §2 describes.
 
 import CKeychainGcrypt
+import Synchronization
 
 /// Hash functions and key derivation built on SHA-256.
 public enum SHA256 {
@@ -111,3 +112,47 @@ public enum HKDF {
 }
 
 extension SecureBytes: ByteInput {}
+
+/// An HMAC-SHA256 key kept open in libgcrypt, for many MACs under one key, such as the digests
+/// of the attribute index. Opening a handle and setting its key cost more than the MAC of a
+/// short message (each open also reads the clock and the process's resource usage), so the one
+/// handle is reset between messages instead. Safe to share: calls take turns on the handle.
+public final class HMACKey: Sendable {
+  private final class Handle: @unchecked Sendable {
+    // Invariant: `raw` is used only inside `HMACKey.handle`'s lock, and closed once.
+    let raw: OpaquePointer
+    init(_ raw: OpaquePointer) { self.raw = raw }
+    deinit { gcry_mac_close(raw) }
+  }
+
+  private let handle: Mutex<Handle>
+
+  /// Opens a handle keyed with `key`, the key held in secure memory.
+  public init(_ key: SecureBytes) throws {
+    Gcrypt.ensureInitialized()
+    var raw: OpaquePointer?
+    try Gcrypt.check(
+      gcry_mac_open(&raw, Int32(GCRY_MAC_HMAC_SHA256.rawValue), GCRY_MAC_FLAG_SECURE.rawValue, nil))
+    let opened = Handle(raw!)
+    try key.withUnsafeBytes { k throws in
+      try Gcrypt.check(
+        gcry_mac_setkey(opened.raw, k.baseAddress ?? UnsafeRawPointer(bitPattern: 1), k.count))
+    }
+    handle = Mutex(opened)
+  }
+
+  /// The 32-byte MAC of the concatenation of `parts`, as an ordinary array: for MACs that are
+  /// not secret themselves (they are stored in the clear, like the index digests).
+  public func authenticationCode(_ parts: [UnsafeRawBufferPointer]) throws -> [UInt8] {
+    try handle.withLock { handle in
+      try Gcrypt.check(gcry_mac_ctl(handle.raw, Int32(GCRYCTL_RESET.rawValue), nil, 0))
+      for part in parts where part.count > 0 {
+        try Gcrypt.check(gcry_mac_write(handle.raw, part.baseAddress, part.count))
+      }
+      var code = [UInt8](repeating: 0, count: SHA256.byteCount)
+      var length = code.count
+      try Gcrypt.check(gcry_mac_read(handle.raw, &code, &length))
+      return code
+    }
+  }
+}

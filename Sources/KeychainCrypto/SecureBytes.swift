@@ -63,13 +63,32 @@ private final class SecureStorage: @unchecked Sendable {
 /// caller's responsibility: a Swift array copy is not wiped.
 public struct SecureBytes: Sendable, Equatable, CustomStringConvertible {
   private let storage: SecureStorage
+  /// Where these bytes start in `storage`: a slice shares its parent's buffer.
+  private let offset: Int
+  /// The number of bytes.
+  public let count: Int
 
   /// `count` bytes filled by `initializer`, which must write all of them.
   public init(
     count: Int, initializer: (UnsafeMutableRawBufferPointer) throws -> Void
   ) rethrows {
     storage = SecureStorage(count: count)
+    offset = 0
+    self.count = count
     try initializer(UnsafeMutableRawBufferPointer(start: storage.pointer, count: count))
+  }
+
+  private init(storage: SecureStorage, offset: Int, count: Int) {
+    self.storage = storage
+    self.offset = offset
+    self.count = count
+  }
+
+  /// The bytes in `range`, sharing this buffer rather than copying it (the secret inside a
+  /// decrypted record): the whole buffer stays locked and is wiped when the last part goes.
+  public func slice(_ range: Range<Int>) -> SecureBytes {
+    precondition(range.lowerBound >= 0 && range.upperBound <= count, "slice out of bounds")
+    return SecureBytes(storage: storage, offset: offset + range.lowerBound, count: range.count)
   }
 
   /// A copy of `bytes` in secure memory. The caller should wipe its own copy if it can.
@@ -103,12 +122,9 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible {
     }
   }
 
-  /// The number of bytes.
-  public var count: Int { storage.count }
-
   /// Lends the bytes for the duration of `body`.
   public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-    try body(UnsafeRawBufferPointer(start: storage.pointer, count: storage.count))
+    try body(UnsafeRawBufferPointer(start: storage.pointer.map { $0 + offset }, count: count))
   }
 
   /// The bytes as an ordinary array, for handing to code outside the secure pool.

@@ -74,7 +74,12 @@ struct ItemPayload {
       let contentType = try text()
       var attributes: [String: String] = [:]
       for _ in 0..<count { attributes[try text()] = try text() }
-      let secret = SecureBytes(copying: try take(try length()))
+      // The secret stays where the decryption put it: a slice, not a copy (a 10 MiB secret was
+      // copied here once more on every read).
+      let secretLength = try length()
+      let secretStart = offset
+      _ = try take(secretLength)
+      let secret = record.slice(secretStart..<(secretStart + secretLength))
       guard offset == bytes.count else {
         throw StoreError.corrupt("item record has trailing bytes")
       }

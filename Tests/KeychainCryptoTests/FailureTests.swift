@@ -79,6 +79,20 @@ import Testing
     #expect(SecureBytes.random(count: 32) != SecureBytes.random(count: 32))
   }
 
+  /// A slice is the bytes of its range, without a copy, and compares like any other bytes.
+  @Test func slicesShareTheirBufferAndHoldTheirRange() {
+    let record = SecureBytes(copying: Array("label:hunter2!".utf8))
+    let secret = record.slice(6..<13)
+    #expect(secret == SecureBytes(copying: Array("hunter2".utf8)))
+    #expect(secret.count == 7 && secret.copyBytes() == Array("hunter2".utf8))
+    #expect(secret.slice(0..<6).copyBytes() == Array("hunter".utf8))
+    #expect(record.slice(14..<14).count == 0)
+    let shared = record.withUnsafeBytes { whole in
+      secret.withUnsafeBytes { part in part.baseAddress == whole.baseAddress.map { $0 + 6 } }
+    }
+    #expect(shared, "a slice points into its parent's buffer")
+  }
+
   @Test func kdfsRefuseNonsenseParameters() {
     let password = SecureBytes(copying: Array("pw".utf8))
     #expect(throws: CryptoError.self) {

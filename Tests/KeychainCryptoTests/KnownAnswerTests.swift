@@ -41,6 +41,18 @@ func secure(_ text: String) -> SecureBytes { SecureBytes(copying: Array(text.utf
   func hmacSHA256(key: [UInt8], message: String, expected: String) throws {
     let mac = try HMACSHA256.authenticationCode(key: secure(key), message: Array(message.utf8))
     #expect(mac.copyBytes() == hex(expected))
+    // The kept-open key gives the same MAC, again after a reset, and over split parts.
+    let kept = try HMACKey(secure(key))
+    let bytes = Array(message.utf8)
+    for _ in 0..<2 {
+      #expect(try bytes.withUnsafeBytes { try kept.authenticationCode([$0]) } == hex(expected))
+    }
+    let split = try bytes.withUnsafeBytes { all in
+      try kept.authenticationCode([
+        UnsafeRawBufferPointer(rebasing: all[..<3]), UnsafeRawBufferPointer(rebasing: all[3...]),
+      ])
+    }
+    #expect(split == hex(expected))
   }
 
   /// RFC 5869 test cases 1 and 3 (3: no salt, no info).
