@@ -78,7 +78,7 @@ head = "| operation | " + " | ".join(f"{p} p50 µs | {p} CPU µs/call" for p in 
 print(head + (" | gnome-keyring / keychaind (p50) |" if len(providers) > 1 else " |"))
 print("| --- " * (1 + 2 * len(providers) + (len(providers) > 1)) + "|")
 for op in data[providers[0]]:
-    if op.startswith("memory "):
+    if op.startswith("memory ") or op.startswith("note "):
         continue
     values = [cell(data[p].get(op), "p50_us") for p in providers]
     cpu = [cell(data[p].get(op), "cpu_us") for p in providers]
@@ -86,6 +86,11 @@ for op in data[providers[0]]:
     if len(providers) > 1 and values[0] and values[1]:
         row += f" | {values[1] / values[0]:.2f}×"
     print(row + " |")
+print()
+for p in providers:
+    for op, note in data[p].items():
+        if op.startswith("note "):
+            print(f"- {p}: {note}")
 print()
 print("| provider memory, KiB (VmRSS / VmHWM) | " + " | ".join(providers) + " |")
 print("| --- " * (1 + len(providers)) + "|")

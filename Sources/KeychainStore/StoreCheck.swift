@@ -109,13 +109,14 @@ public enum StoreCheck {
         dataKey = try? KeychainStore.unwrapKey(row, collection: name, password: password)
       }
       let ids = try Int64.fetchAll(
-        db, sql: "SELECT id FROM item WHERE collectionID = ? ORDER BY id", arguments: [row["id"]])
+        db, sql: StoreStatements.collectionItems, arguments: [row["id"]])
       items += ids.count
-      var unindexed: [String] = []
+      let unindexed = try IndexCheck.damaged(inCollection: row["id"], keys: keys, db).map {
+        "\(ItemID(collection: name, id: $0))"
+      }
       var undecryptable: [String] = []
       for id in ids {
         let item = ItemID(collection: name, id: id)
-        if try !IndexCheck.holds(item, keys: keys, db) { unindexed.append("\(item)") }
         if let dataKey, (try? KeychainStore.openItem(item, key: dataKey, db)) == nil {
           undecryptable.append("\(item)")
         }
@@ -141,14 +142,32 @@ public enum StoreCheck {
 
 /// The check value over an item's index rows (`StoreKeys.indexMAC`).
 enum IndexCheck {
-  /// Whether the index rows of `item` are the ones its check value was made over.
-  static func holds(_ item: ItemID, keys: StoreKeys, _ db: Database) throws -> Bool {
-    let stored = try Data.fetchOne(
-      db.cachedStatement(sql: "SELECT indexMAC FROM item WHERE id = ?"), arguments: [item.id])
-    let digests = try Data.fetchAll(
-      db.cachedStatement(sql: "SELECT digest FROM item_digest WHERE itemID = ?"),
-      arguments: [item.id])
-    return stored == (try keys.indexMAC(item: item.id, digests: digests))
+  /// The items of collection id `collectionID` whose index rows are not the ones their check
+  /// value was made over. One statement walks the items and their rows in order, so the cost is
+  /// a cursor step per row and one MAC per item: about 2 µs an item here.
+  static func damaged(inCollection collectionID: Int64, keys: StoreKeys, _ db: Database) throws
+    -> [Int64]
+  {
+    let rows = try Row.fetchCursor(
+      db.cachedStatement(sql: StoreStatements.indexRowsOfCollection), arguments: [collectionID])
+    var damaged: [Int64] = []
+    var current: (id: Int64, stored: Data?, digests: [Data])?
+    func finish() throws {
+      guard let item = current else { return }
+      if item.stored != (try keys.indexMAC(item: item.id, sortedDigests: item.digests)) {
+        damaged.append(item.id)
+      }
+    }
+    while let row = try rows.next() {
+      let id: Int64 = row[0]
+      if current?.id != id {
+        try finish()
+        current = (id, row[1], [])
+      }
+      if let digest = row[2] as Data? { current!.digests.append(digest) }
+    }
+    try finish()
+    return damaged
   }
 }
 
@@ -165,14 +184,17 @@ extension KeychainStore {
   /// them) and rebuilds the rows from the decrypted items, in one transaction.
   public func repairIndex(_ collection: String) throws -> IndexRepair {
     let key = try dataKey(collection)
-    let damaged: [ItemID] = try lookup(database(for: collection)) { db in
-      let id = try collectionID(collection, db)
-      return try Int64.fetchAll(
-        db.cachedStatement(sql: StoreStatements.collectionItems), arguments: [id]
+    let find = { (db: Database) in
+      try IndexCheck.damaged(
+        inCollection: try self.collectionID(collection, db), keys: self.keys, db
       )
       .map { ItemID(collection: collection, id: $0) }
-      .filter { try !IndexCheck.holds($0, keys: keys, db) }
     }
+    // On a connection of its own for the file: at 100k items the walk takes a while, and
+    // lookups must not wait behind it.
+    let damaged =
+      collection == Self.sessionCollection
+      ? try memory.read(find) : try StoreFiles.withReader(directory, find)
     guard !damaged.isEmpty else { return IndexRepair() }
     return try write(collection) { db in
       var repair = IndexRepair()
@@ -193,13 +215,7 @@ extension KeychainStore {
   /// SQLite's `quick_check` of the file, on a connection of its own so that lookups go on
   /// meanwhile (96 ms at 100k items here): the problems it reports, none when the file is whole.
   public func quickCheck() throws -> [String] {
-    var configuration = Configuration()
-    configuration.readonly = true
-    configuration.busyMode = .timeout(5)
-    let queue = try DatabaseQueue(
-      path: directory + "/" + StoreFiles.databaseName, configuration: configuration)
-    defer { try? queue.close() }
-    return try queue.read { db in
+    try StoreFiles.withReader(directory) { db in
       try String.fetchAll(db, sql: "PRAGMA quick_check").filter { $0 != "ok" }
     }
   }

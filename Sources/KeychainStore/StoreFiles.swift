@@ -201,6 +201,18 @@ extension StoreFiles {
     }
   }
 
+  /// Runs `body` on a read-only connection of its own to the store's file, closed after: for
+  /// long reads that must not hold up the lookup connection.
+  static func withReader<T>(_ directory: String, _ body: (Database) throws -> T) throws -> T {
+    var configuration = Configuration()
+    configuration.readonly = true
+    configuration.busyMode = .timeout(5)
+    let queue = try DatabaseQueue(
+      path: directory + "/" + databaseName, configuration: configuration)
+    defer { try? queue.close() }
+    return try queue.read(body)
+  }
+
   /// The settings of every connection that writes: freed pages zeroed (secure_delete), so
   /// that a deleted secret's ciphertext does not linger; with `journal`, the file's WAL set up
   /// here (GRDB leaves the journal to `prepareDatabase` on a DatabaseQueue in its default mode).

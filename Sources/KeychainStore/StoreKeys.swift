@@ -9,34 +9,45 @@ import GRDB
 import KeychainCrypto
 
 struct StoreKeys: Sendable {
-  /// Keys the attribute digests and the records that check the index (index.key itself).
-  let index: SecureBytes
-  /// Seals collection labels and checks collection key records.
+  /// Keys the attribute digests and the records that check the index (index.key itself),
+  /// kept open: a search or a write makes several of these MACs.
+  let index: HMACKey
+  /// Seals collection labels.
   let metadata: SecureBytes
+  /// Checks collection key records (keyed with `metadata`).
+  let metadataMAC: HMACKey
 
   init(index: SecureBytes) throws {
-    self.index = index
+    self.index = try HMACKey(index)
     metadata = try HKDF.deriveKey(
       inputKey: index, info: Array("keychain-linux collection labels".utf8), length: 32)
+    metadataMAC = try HMACKey(metadata)
   }
 
   /// 16 bytes of HMAC-SHA256 under `key` over `parts`, each prefixed by its length so that no
   /// two different lists of parts give the same input.
-  private static func mac(_ key: SecureBytes, _ parts: [[UInt8]]) throws -> Data {
+  private static func mac(_ key: HMACKey, _ parts: [[UInt8]]) throws -> Data {
     var message: [UInt8] = []
     for part in parts {
       withUnsafeBytes(of: UInt32(part.count).bigEndian) { message += $0 }
       message += part
     }
-    let code = try HMACSHA256.authenticationCode(key: key, message: message)
-    return code.withUnsafeBytes { Data($0.prefix(16)) }
+    let code = try message.withUnsafeBytes { try key.authenticationCode([$0]) }
+    return Data(code.prefix(16))
   }
 
   /// The index digest of one attribute pair: HMAC(index key, name NUL value), 16 bytes.
   func digest(_ name: String, _ value: String) throws -> Data {
-    let mac = try HMACSHA256.authenticationCode(
-      key: index, message: Array(name.utf8) + [0] + Array(value.utf8))
-    return mac.withUnsafeBytes { Data($0.prefix(16)) }
+    var name = name
+    var value = value
+    let code = try name.withUTF8 { n in
+      try value.withUTF8 { v in
+        try withUnsafeBytes(of: UInt8(0)) { nul in
+          try index.authenticationCode([UnsafeRawBufferPointer(n), nul, UnsafeRawBufferPointer(v)])
+        }
+      }
+    }
+    return Data(code.prefix(16))
   }
 
   /// Stored in the database when it is made: tells whether index.key is this database's key.
@@ -51,7 +62,7 @@ struct StoreKeys: Sendable {
   ) throws -> Data {
     let numbers = [parameters.iterations, parameters.memoryKiB, parameters.parallelism]
     return try Self.mac(
-      metadata,
+      metadataMAC,
       [Array("collection key record".utf8), Array(name.utf8), Array(salt)]
         + numbers.map { Array(String($0).utf8) } + [Array(wrappedKey)])
   }
@@ -59,9 +70,14 @@ struct StoreKeys: Sendable {
   /// Checks an item's rows in the attribute index without decrypting the item: computed over
   /// its distinct digests in order, so a lost, changed or extra row shows.
   func indexMAC(item: Int64, digests: some Sequence<Data>) throws -> Data {
-    let ordered = Set(digests).sorted { $0.lexicographicallyPrecedes($1) }
-    return try Self.mac(
-      index, [Array("item index".utf8), Array(String(item).utf8)] + ordered.map { Array($0) })
+    try indexMAC(
+      item: item, sortedDigests: Set(digests).sorted { $0.lexicographicallyPrecedes($1) })
+  }
+
+  /// `indexMAC` of digests already distinct and in byte order.
+  func indexMAC(item: Int64, sortedDigests: [Data]) throws -> Data {
+    try Self.mac(
+      index, [Array("item index".utf8), Array(String(item).utf8)] + sortedDigests.map { Array($0) })
   }
 }
 

@@ -58,4 +58,11 @@ enum StoreStatements {
     SELECT item.id, collection.name FROM item JOIN collection ON collection.id = item.collectionID
     ORDER BY item.id DESC
     """
+
+  /// Every item of collection `?` with its check value and its index rows, in item order and
+  /// each item's rows in byte order (how `StoreKeys.indexMAC` takes them).
+  static let indexRowsOfCollection = """
+    SELECT item.id, item.indexMAC, d.digest FROM item LEFT JOIN item_digest d ON d.itemID = item.id
+    WHERE item.collectionID = ? ORDER BY item.id, d.digest
+    """
 }
