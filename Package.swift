@@ -98,11 +98,14 @@ let package = Package(
         "CKeychainProcess", .product(name: "Logging", package: "swift-log"),
       ]),
 
+    // gnome-keyring's control protocol (pam_gnome_keyring's socket): wire format and client.
+    .target(name: "KeyringControl", dependencies: ["CKeychainProcess"]),
+
     .executableTarget(
       name: "keychaind",
       dependencies: [
         "CKeychainProcess", "SecretServiceServer", "KeychainStore", "KeychainCrypto",
-        "KeychainDBus",
+        "KeychainDBus", "KeyringControl", "SecretServiceProtocol",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE /* struct ucred */
 #include "keychain_process.h"
+#include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <signal.h>
 #include <errno.h>
 #include <malloc.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <time.h>
 
 int keychain_disable_dumps(void) {
@@ -47,4 +52,78 @@ void keychain_tune_allocator(void) {
 
 int keychain_release_memory(void) {
     return malloc_trim(0);
+}
+
+int keychain_peer_credentials(int fd, pid_t *pid, uid_t *uid) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *pid = credentials.pid;
+    *uid = credentials.uid;
+    return 0;
+}
+
+
+/* The bus daemon of keychaind's private bus, started by a thread that then only waits for it:
+ * the parent-death signal is tied to the thread that forked, so that thread must live as long
+ * as the process. */
+struct bound_child {
+    const char *path;
+    char *const *argv;
+    int output;
+    pid_t pid;
+    pthread_mutex_t lock;
+    pthread_cond_t started;
+};
+
+static void *run_bound_child(void *context) {
+    struct bound_child *child = context;
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* Only async-signal-safe calls from here to exec. */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) _exit(127);
+        /* A group of its own: a Ctrl-C at the terminal is for the parent, which stops cleanly
+         * and then ends this child. */
+        setpgid(0, 0);
+        sigset_t none;
+        sigemptyset(&none);
+        for (int number = 1; number < NSIG; number++) {
+            if (number != SIGKILL && number != SIGSTOP) signal(number, SIG_DFL);
+        }
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        dup2(child->output, 1);
+        if (child->output != 1) close(child->output);
+        execv(child->path, child->argv);
+        _exit(127);
+    }
+    pthread_mutex_lock(&child->lock);
+    child->pid = pid;
+    pthread_cond_signal(&child->started);
+    pthread_mutex_unlock(&child->lock);
+    if (pid > 0) {
+        int status;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    }
+    return NULL;
+}
+
+int keychain_spawn_bound(pid_t *pid, const char *path, char *const argv[], int output) {
+    static struct bound_child child; /* one bound child per process */
+    child = (struct bound_child){.path = path, .argv = argv, .output = output, .pid = 0};
+    pthread_mutex_init(&child.lock, NULL);
+    pthread_cond_init(&child.started, NULL);
+    pthread_t thread;
+    pthread_mutex_lock(&child.lock);
+    int rc = pthread_create(&thread, NULL, run_bound_child, &child);
+    if (rc == 0) {
+        pthread_detach(thread);
+        while (child.pid == 0) pthread_cond_wait(&child.started, &child.lock);
+    }
+    pthread_mutex_unlock(&child.lock);
+    if (rc != 0) return rc;
+    if (child.pid < 0) return EAGAIN;
+    *pid = child.pid;
+    return 0;
 }

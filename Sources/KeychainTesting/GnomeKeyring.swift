@@ -15,7 +15,8 @@ public final class GnomeKeyring: Sendable {
 
   public let bus: PrivateBus
   public let home: TemporaryDirectory
-  private let pid: UInt32
+  /// The daemon's process id.
+  public let pid: UInt32
 
   /// Starts it and waits for the name: with `--unlock` (which creates the login keyring), or,
   /// without `login`, fresh, with no keyring at all (creating one then needs its prompter).
@@ -46,6 +47,9 @@ public final class GnomeKeyring: Sendable {
 
   /// The environment for a client of this gnome-keyring.
   public var environment: [String: String] { bus.environment(home: home.path) }
+
+  /// Whether the daemon process is still there.
+  public var isRunning: Bool { kill(pid_t(pid), 0) == 0 }
 
   deinit { kill(pid_t(pid), SIGTERM) }
 }

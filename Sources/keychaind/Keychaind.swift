@@ -53,15 +53,25 @@ struct Keychaind: AsyncParsableCommand {
     let environment = ProcessInfo.processInfo.environment
     LoggingSystem.bootstrap { _ in JournalLogHandler(level: level, environment: environment) }
     let logger = Logger(label: "keychaind")
-    guard let address = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"],
-      !address.isEmpty
-    else {
-      try PrivateBus.reexecUnderPrivateBus(logger: logger)
-    }
-    // After the re-exec above: ignored signals survive exec, and dbus-run-session must not
-    // inherit them.
+    // Read before anything else, so that a terminal prompt comes first (and Ctrl-C there
+    // still simply ends the process).
+    let password = unlock ? try LoginUnlock.readPassword() : nil
+    // Then: a SIGTERM that arrives while the daemon is still starting (after it took the bus
+    // name, say) must end it cleanly, not by the default action.
     let lifetime = Lifetime()
-    if ProcessInfo.processInfo.environment[PrivateBus.marker] != nil {
+    var address = environment["DBUS_SESSION_BUS_ADDRESS"] ?? ""
+    var privateBus: pid_t?
+    defer { if let privateBus { kill(privateBus, SIGTERM) } }
+    if address.isEmpty {
+      logger.notice("no session bus (DBUS_SESSION_BUS_ADDRESS is unset): starting a private one")
+      do {
+        let bus = try PrivateBus.start()
+        (address, privateBus) = (bus.address, bus.pid)
+      } catch {
+        logger.critical("\(error)")
+        throw ExitCode(3)
+      }
+      setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)
       // Printed on stdout, alone, so that scripts can read it.
       print("DBUS_SESSION_BUS_ADDRESS='\(address)'; export DBUS_SESSION_BUS_ADDRESS")
       fflush(nil)
@@ -77,31 +87,10 @@ struct Keychaind: AsyncParsableCommand {
       throw ExitCode(2)
     }
 
-    // Read before anything else, so that a terminal prompt comes first.
-    let password = unlock ? try LoginUnlock.readPassword() : nil
-
     let status = try Gcrypt.initialize()
     if !status.secureMemoryLocked {
       logger.warning("secure memory could not be locked in RAM (raise LimitMEMLOCK / ulimit -l)")
     }
-    let directory =
-      dataDirectory ?? configuration.dataDirectory ?? Self.defaultDataDirectory(environment)
-    let store: KeychainStore
-    do {
-      store = try KeychainStore(directory: directory)
-    } catch let error as StoreError {
-      if case .damaged = error {
-        // The store is there but would lose data if opened: never replaced by an empty one.
-        logger.critical("cannot open the store: \(error)")
-        throw ExitCode(6)
-      }
-      logger.critical("cannot open the store in \(directory): \(error)")
-      throw ExitCode(2)
-    } catch {
-      logger.critical("cannot open the store in \(directory): \(error)")
-      throw ExitCode(2)
-    }
-
     let connection: Connection
     do {
       connection = try await Connection.sessionBus(logger: logger)
@@ -109,17 +98,24 @@ struct Keychaind: AsyncParsableCommand {
       logger.critical("cannot connect to the session bus at \(address): \(error.message)")
       throw ExitCode(3)
     }
+    // Nothing is opened, created or unlocked while another provider holds the name.
+    try await Self.makeRoom(connection, replace: replace, environment, logger)
+    let directory =
+      dataDirectory ?? configuration.dataDirectory ?? Self.defaultDataDirectory(environment)
+    let store = try Self.openStore(directory, logger)
+
     let pinentry = configuration.pinentryProgram(environment)
     logger.debug("password prompts through \(pinentry ?? "nothing (turned off)")")
     // With --unlock, the name is taken first and the key derived after: a client's first call
-    // waits for the unlock instead of for the daemon, and nothing is created or unlocked
-    // unless the name is ours.
+    // waits for the unlock instead of for the daemon.
     let daemon = SecretServiceDaemon(
       store: store, pinentry: pinentry, logger: logger, holdingCalls: password != nil)
     let result = try await daemon.publish(on: connection, replace: replace)
     guard result == .primaryOwner else {
+      let owner = await NameOwner.current(connection)
       logger.critical(
-        "org.freedesktop.secrets belongs to another process; use --replace to take it over")
+        "org.freedesktop.secrets belongs to \(owner?.description ?? "another process"); \(owner?.advice ?? "")"
+      )
       throw ExitCode(4)
     }
     logger.info("serving org.freedesktop.secrets from \(directory)")
@@ -145,6 +141,42 @@ struct Keychaind: AsyncParsableCommand {
       try store.close()
     } catch {
       logger.warning("the write-ahead log could not be folded into keychain.db: \(error)")
+    }
+  }
+
+  /// Makes sure the name can be ours: without --replace a present owner ends the start
+  /// (status 4, saying who it is and what to do); with it, a gnome-keyring owner is asked to
+  /// quit, and any other owner is left to RequestName's replacement.
+  static func makeRoom(
+    _ connection: Connection, replace: Bool, _ environment: [String: String], _ logger: Logger
+  ) async throws {
+    guard let owner = await NameOwner.current(connection) else { return }
+    guard replace else {
+      logger.critical("org.freedesktop.secrets belongs to \(owner); \(owner.advice)")
+      throw ExitCode(4)
+    }
+    if owner.isGnomeKeyring {
+      _ = await Takeover.stopGnomeKeyring(
+        owner, connection: connection, environment: environment, logger: logger)
+    }
+  }
+
+  /// The store in `directory`; status 6 for a store that would lose data if opened, 2 for any
+  /// other reason it cannot be used.
+  static func openStore(_ directory: String, _ logger: Logger) throws -> KeychainStore {
+    do {
+      return try KeychainStore(directory: directory)
+    } catch let error as StoreError {
+      if case .damaged = error {
+        // The store is there but would lose data if opened: never replaced by an empty one.
+        logger.critical("cannot open the store: \(error)")
+        throw ExitCode(6)
+      }
+      logger.critical("cannot open the store in \(directory): \(error)")
+      throw ExitCode(2)
+    } catch {
+      logger.critical("cannot open the store in \(directory): \(error)")
+      throw ExitCode(2)
     }
   }
 

@@ -26,4 +26,14 @@ void keychain_tune_allocator(void);
 /* Gives the heap's free pages back to the system (malloc_trim). Returns 1 if any were. */
 int keychain_release_memory(void);
 
+/* Starts `path` (an absolute path) with `argv`, its standard output on `output`, from a thread
+ * that lives as long as the process and reaps it: the child has a clean signal state and gets
+ * SIGTERM when this process ends, however it ends (PR_SET_PDEATHSIG). One such child per
+ * process. Returns 0 or an errno value. */
+int keychain_spawn_bound(pid_t *pid, const char *path, char *const argv[], int output);
+
+/* The process id and user id of the peer of a connected Unix socket (SO_PEERCRED, whose
+ * struct ucred Swift cannot see without _GNU_SOURCE). Returns 0, or -1 with errno set. */
+int keychain_peer_credentials(int fd, pid_t *pid, uid_t *uid);
+
 #endif

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+//
+// The client side of the control protocol, as pam_gnome_keyring uses it: keychaind asks a
+// running gnome-keyring-daemon to QUIT when it takes the Secret Service over (--replace).
+
+import CKeychainProcess
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Why a control request could not be made.
+public struct ControlError: Error, CustomStringConvertible {
+  public let description: String
+}
+
+public enum ControlClient {
+  /// The control socket gnome-keyring listens on: `$GNOME_KEYRING_CONTROL/control`, else
+  /// `$XDG_RUNTIME_DIR/keyring/control`.
+  public static func socketPath(_ environment: [String: String]) -> String? {
+    if let directory = environment["GNOME_KEYRING_CONTROL"], !directory.isEmpty {
+      return directory + "/control"
+    }
+    guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else { return nil }
+    return runtime + "/keyring/control"
+  }
+
+  /// Sends one request to the daemon at `path` and returns its answer. The socket must be ours
+  /// (owned by this user, not a link) and so must the process behind it (its credentials are
+  /// read back); `serverPID` is that process's id.
+  public static func send(_ request: [UInt8], to path: String) throws(ControlError)
+    -> (result: ControlResult, serverPID: pid_t)
+  {
+    var info = stat()
+    guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK, info.st_uid == getuid()
+    else {
+      throw ControlError(description: "\(path) is not a control socket of this user")
+    }
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw ControlError(description: "socket: errno \(errno)") }
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+      throw ControlError(description: "\(path) is too long for a socket path")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: bytes)
+      raw[bytes.count] = 0
+    }
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard connected == 0 else { throw ControlError(description: "connect \(path): errno \(errno)") }
+    var (serverPID, serverUID): (pid_t, uid_t) = (0, 0)
+    guard keychain_peer_credentials(fd, &serverPID, &serverUID) == 0, serverUID == getuid() else {
+      throw ControlError(description: "the process behind \(path) is not this user's")
+    }
+    guard writeAll(fd, [0] + request) else {
+      throw ControlError(description: "write \(path): errno \(errno)")
+    }
+    var reply = [UInt8](repeating: 0, count: 8)
+    var got = 0
+    while got < reply.count {
+      let n = reply.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, 8 - got) }
+      if n < 0, errno == EINTR { continue }
+      guard n > 0 else { throw ControlError(description: "no reply from \(path)") }
+      got += n
+    }
+    guard ControlPacket.word(reply, at: 0) >= 8,
+      let result = ControlResult(rawValue: ControlPacket.word(reply, at: 4))
+    else { throw ControlError(description: "\(path) answered outside the protocol") }
+    return (result, serverPID)
+  }
+
+  private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    var sent = 0
+    while sent < bytes.count {
+      let n = bytes.withUnsafeBytes {
+        Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+      }
+      if n < 0, errno == EINTR { continue }
+      guard n > 0 else { return false }
+      sent += n
+    }
+    return true
+  }
+}
