@@ -20,23 +20,46 @@ enum Hardening {
   }
 }
 
-/// Running under a bus of our own when the user has none.
+/// A bus of our own when the user has none: a `dbus-daemon` child that ends with keychaind,
+/// whether keychaind stops on a signal, exits or dies (it gets SIGTERM through
+/// PR_SET_PDEATHSIG). keychaind used to re-execute itself under dbus-run-session, which left
+/// the bus and keychaind running when dbus-run-session alone got the SIGTERM.
 enum PrivateBus {
-  static let marker = "KEYCHAIND_PRIVATE_BUS"
-
-  /// Replaces this process with `dbus-run-session -- keychaind …`, once.
-  static func reexecUnderPrivateBus(logger: Logger) throws -> Never {
-    guard ProcessInfo.processInfo.environment[marker] == nil else {
-      logger.critical("no session bus, and dbus-run-session did not provide one")
-      throw ExitCode(3)
+  /// Starts `dbus-daemon --session --nofork --print-address=1`; returns its address and pid.
+  static func start() throws -> (address: String, pid: pid_t) {
+    let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+      .split(separator: ":")
+    let path = directories.map { String($0) + "/dbus-daemon" }.first {
+      FileManager.default.isExecutableFile(atPath: $0)
     }
-    logger.notice("no session bus (DBUS_SESSION_BUS_ADDRESS is unset): starting a private one")
-    setenv(marker, "1", 1)
-    let arguments = ["dbus-run-session", "--"] + CommandLine.arguments
-    var argv = arguments.map { strdup($0) } + [nil]
-    execvp("dbus-run-session", &argv)
-    logger.critical("cannot run dbus-run-session (install dbus-bin): errno \(errno)")
-    throw ExitCode(3)
+    guard let path else {
+      throw ValidationError("no session bus, and no dbus-daemon to start one (install dbus-daemon)")
+    }
+    var pipeFDs: [Int32] = [-1, -1]
+    guard pipe(&pipeFDs) == 0 else { throw ValidationError("pipe: errno \(errno)") }
+    defer { close(pipeFDs[0]) }
+    let words = [path, "--session", "--nofork", "--print-address=1"]
+    var argv = words.map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    var pid: pid_t = 0
+    let rc = keychain_spawn_bound(&pid, path, &argv, pipeFDs[1])
+    close(pipeFDs[1])
+    guard rc == 0 else {
+      throw ValidationError("cannot start \(path): \(String(cString: strerror(rc)))")
+    }
+    // The address is its first line; a daemon that prints none in 10 s has failed.
+    var line: [UInt8] = []
+    var entry = pollfd(fd: pipeFDs[0], events: Int16(POLLIN), revents: 0)
+    while line.last != 0x0A, poll(&entry, 1, 10_000) > 0 {
+      var byte: UInt8 = 0
+      guard read(pipeFDs[0], &byte, 1) == 1 else { break }
+      line.append(byte)
+    }
+    guard line.last == 0x0A, line.count > 1 else {
+      kill(pid, SIGTERM)
+      throw ValidationError("\(path) did not start a bus")
+    }
+    return (String(decoding: line.dropLast(), as: UTF8.self), pid)
   }
 }
 
@@ -51,8 +74,14 @@ enum LoginUnlock {
   static func readPassword() throws -> SecureBytes {
     let terminal = isatty(STDIN_FILENO) != 0
     var saved = termios()
+    // The prompt goes to the terminal itself, as sudo's and ssh's do: stderr may be a log.
+    let prompt = terminal ? open("/dev/tty", O_WRONLY | O_CLOEXEC | O_NOCTTY) : -1
+    func say(_ text: String) {
+      let bytes = Array(text.utf8)
+      _ = write(prompt >= 0 ? prompt : STDERR_FILENO, bytes, bytes.count)
+    }
     if terminal {
-      FileHandle.standardError.write(Data("Password: ".utf8))
+      say("Password: ")
       tcgetattr(STDIN_FILENO, &saved)
       var quiet = saved
       quiet.c_lflag &= ~tcflag_t(ECHO)
@@ -61,8 +90,9 @@ enum LoginUnlock {
     defer {
       if terminal {
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
-        FileHandle.standardError.write(Data("\n".utf8))
+        say("\n")
       }
+      if prompt >= 0 { close(prompt) }
     }
     let scratch = SecureScratch(capacity: maximumLength + 1)
     var count = 0

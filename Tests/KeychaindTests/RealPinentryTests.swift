@@ -4,6 +4,7 @@
 // our text, and a password typed into it unlocks the keyring.
 
 import Foundation
+import KeychainDBus
 import KeychainTesting
 import Testing
 
@@ -16,9 +17,10 @@ struct RealPinentryTests {
     let directory: TemporaryDirectory
     var socket: String { directory.path + "/tmux" }
 
-    init() throws {
+    /// A pane running `command` (a shell command line).
+    init(running command: String = "sleep 600") throws {
       directory = try TemporaryDirectory(prefix: "tmux")
-      try tmux(["new-session", "-d", "-s", "t", "-x", "120", "-y", "20", "sleep 600"])
+      try tmux(["new-session", "-d", "-s", "t", "-x", "160", "-y", "20", command])
     }
 
     deinit { _ = try? tmux(["kill-server"]) }
@@ -65,5 +67,38 @@ struct RealPinentryTests {
       screen.contains("An application wants access to the keyring “Login”, but it is locked."))
     try terminal.tmux(["send-keys", "-t", "t", "test password", "Enter"])
     #expect(try client.finish().contains("UNLOCKED ao ['\(login)']"), "\(daemon.log)")
+  }
+
+  /// keychaind --unlock at a terminal asks "Password:" and does not echo what is typed.
+  @Test func unlockAtATerminalAsksWithoutEcho() async throws {
+    let bus = try PrivateBus()
+    let home = try TemporaryDirectory(prefix: "tty-unlock")
+    let environment = bus.environment(home: home.path, extra: ["PINENTRY": "none"])
+    let exports = environment.filter {
+      $0.key == "DBUS_SESSION_BUS_ADDRESS" || $0.key.hasPrefix("XDG_") || $0.key == "HOME"
+        || $0.key == "PINENTRY"
+    }
+    .map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
+    let terminal = try Terminal(
+      running: "env \(exports) \(DaemonProcess.executable) --unlock 2>>\(home.path)/log; sleep 600")
+    _ = try await terminal.waitFor("Password:")
+    try terminal.tmux(["send-keys", "-t", "t", "typed at a tty", "Enter"])
+    let watcher = try await bus.connect()
+    var owner: BusName?
+    for _ in 0..<1500 where owner == nil {  // a bound, not a speed check
+      owner = try await watcher.nameOwner("org.freedesktop.secrets")
+      if owner == nil { try await Task.sleep(for: .milliseconds(20)) }
+    }
+    #expect(owner != nil)
+    let screen = try terminal.tmux(["capture-pane", "-p", "-t", "t"])
+    #expect(!screen.contains("typed at a tty"), "the password was echoed: \(screen)")
+    let stored = try runCommand(
+      "secret-tool", ["store", "--label=tty", "app", "tty"], environment: environment,
+      stdin: Array("x".utf8))
+    #expect(stored.status == 0, "\(stored.stderr)")
+    // The typed line is the login password: the collection opens with it.
+    let log = (try? String(contentsOfFile: home.path + "/log", encoding: .utf8)) ?? ""
+    #expect(log.contains("created the login collection"), "\(log)")
+    await watcher.close()
   }
 }
