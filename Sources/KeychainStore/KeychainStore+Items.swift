@@ -86,35 +86,37 @@ extension KeychainStore {
     return item
   }
 
-  private func load(_ item: ItemID, key: SecureBytes, _ db: Database) throws -> (ItemPayload, Row) {
-    try Self.openItem(item, key: key, db)
+  /// An item's record and its dates (seconds since 1970), as stored.
+  struct OpenedItem {
+    var payload: ItemPayload
+    var created: Int64
+    var modified: Int64
   }
 
-  /// Item `item` read and decrypted under its collection's data key, with its row (dates).
-  static func openItem(_ item: ItemID, key: SecureBytes, _ db: Database) throws
-    -> (ItemPayload, Row)
-  {
-    guard
-      let row = try Row.fetchOne(
-        db.cachedStatement(sql: StoreStatements.loadItem), arguments: [item.id, item.collection])
-    else { throw StoreError.noSuchItem }
-    let sealed: Data = row["sealed"]
+  /// Item `item` read and decrypted under its collection's data key. The sealed blob is
+  /// decrypted where SQLite holds it, through a cursor row, so it is never copied first (for a
+  /// 10 MiB secret, one copy fewer per read).
+  static func openItem(_ item: ItemID, key: SecureBytes, _ db: Database) throws -> OpenedItem {
+    let rows = try Row.fetchCursor(
+      db.cachedStatement(sql: StoreStatements.loadItem), arguments: [item.id, item.collection])
+    guard let row = try rows.next() else { throw StoreError.noSuchItem }
     do {
-      // Decrypted straight from the blob SQLite handed over (no intermediate array).
-      let record = try sealed.withUnsafeBytes {
-        try AESGCM.open($0, key: key, associatedData: itemAAD(item))
+      let record = try row.withUnsafeData(atIndex: 0) { sealed in
+        try (sealed ?? Data()).withUnsafeBytes {
+          try AESGCM.open($0, key: key, associatedData: itemAAD(item))
+        }
       }
-      return (try ItemPayload(decoding: record), row)
+      return OpenedItem(
+        payload: try ItemPayload(decoding: record), created: row[1], modified: row[2])
     } catch CryptoError.authenticationFailed {
       throw StoreError.corrupt("item \(item) does not decrypt under its collection's key")
     }
   }
 
-  private func read<T>(_ item: ItemID, _ body: (ItemPayload, Row) throws -> T) throws -> T {
+  private func read<T>(_ item: ItemID, _ body: (OpenedItem) throws -> T) throws -> T {
     let key = try dataKey(item.collection)
     return try lookup(database(for: item.collection)) { db in
-      let (payload, row) = try load(item, key: key, db)
-      return try body(payload, row)
+      try body(try Self.openItem(item, key: key, db))
     }
   }
 
@@ -122,7 +124,7 @@ extension KeychainStore {
   func modify(_ item: ItemID, _ change: (inout ItemPayload) throws -> Void) throws {
     let key = try dataKey(item.collection)
     try write(item.collection) { db in
-      var (payload, _) = try load(item, key: key, db)
+      var payload = try Self.openItem(item, key: key, db).payload
       let before = payload.attributes
       try change(&payload)
       try ItemPayload.checkLimits(
@@ -152,18 +154,19 @@ extension KeychainStore {
 
   /// The item's metadata and secret from one read and one decryption.
   func record(_ item: ItemID) throws -> (info: ItemInfo, secret: SecureBytes) {
-    try read(item) { payload, row in
+    try read(item) { opened in
+      let payload = opened.payload
       let info = ItemInfo(
         id: item, label: payload.label, attributes: payload.attributes,
         contentType: payload.contentType,
-        created: Self.date(row["created"]), modified: Self.date(row["modified"]))
+        created: Self.date(opened.created), modified: Self.date(opened.modified))
       return (info, payload.secret)
     }
   }
 
   /// The secret of an unlocked item, and its content type.
   public func secret(of item: ItemID) throws -> (secret: SecureBytes, contentType: String) {
-    try read(item) { payload, _ in (payload.secret, payload.contentType) }
+    try read(item) { ($0.payload.secret, $0.payload.contentType) }
   }
 
   /// Replaces the secret of an unlocked item.

@@ -199,7 +199,7 @@ extension KeychainStore {
     return try write(collection) { db in
       var repair = IndexRepair()
       for item in damaged {
-        guard let (payload, _) = try? Self.openItem(item, key: key, db) else {
+        guard let payload = try? Self.openItem(item, key: key, db).payload else {
           repair.unreadable.append(item)
           continue
         }
