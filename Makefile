@@ -8,7 +8,7 @@ CONFIG ?= release
 # Swift is installed, starts faster and stays smaller (24.6 MB resident, 30 MB dynamic).
 STATIC ?= --static-swift-stdlib
 
-.PHONY: all build test lint format benchmark benchmark-baseline benchmark-check clean run install docs
+.PHONY: all build test lint format benchmark benchmark-baseline benchmark-check clean run install uninstall docs
 
 all: build
 
@@ -45,29 +45,60 @@ clean:
 run:
 	$(SWIFT) run -c $(CONFIG) keychaind $(ARGS)
 
-# The binary, the D-Bus activation file and the systemd user unit with paths filled in, the man
-# page, and the example configuration (copy it to ~/.config/keychaind/ to use it).
-install: build
-	install -Dm755 "$$($(SWIFT) build -c $(CONFIG) $(STATIC) --show-bin-path)/keychaind" "$(DESTDIR)$(PREFIX)/bin/keychaind"
+# What `make build` made, installed: the binaries, the D-Bus activation file and the systemd
+# user unit with paths filled in, the man pages, completions and the example configuration.
+# It builds nothing, so that `sudo make install` does not run the compiler as root.
+BIN = $(shell $(SWIFT) build -c $(CONFIG) $(STATIC) --show-bin-path 2>/dev/null)
+INSTALLED = \
+  $(PREFIX)/bin/keychaind \
+  $(PREFIX)/bin/keychainctl \
+  $(PREFIX)/share/dbus-1/services/org.freedesktop.secrets.service \
+  $(PREFIX)/lib/systemd/user/keychaind.service \
+  $(PREFIX)/share/man/man1/keychaind.1 \
+  $(PREFIX)/share/man/man1/keychainctl.1 \
+  $(PREFIX)/share/doc/keychaind/keychaind.conf.example \
+  $(PREFIX)/share/bash-completion/completions/keychaind \
+  $(PREFIX)/share/bash-completion/completions/keychainctl \
+  $(PREFIX)/share/zsh/site-functions/_keychaind \
+  $(PREFIX)/share/zsh/site-functions/_keychainctl \
+  $(PREFIX)/share/fish/vendor_completions.d/keychaind.fish \
+  $(PREFIX)/share/fish/vendor_completions.d/keychainctl.fish
+
+install:
+	@test -x "$(BIN)/keychaind" -a -x "$(BIN)/keychainctl" || \
+	  { echo "nothing built in $(BIN): run 'make build' first (as yourself, not root)"; exit 1; }
+	install -Dm755 "$(BIN)/keychaind" "$(DESTDIR)$(PREFIX)/bin/keychaind"
+	install -Dm755 "$(BIN)/keychainctl" "$(DESTDIR)$(PREFIX)/bin/keychainctl"
 	mkdir -p "$(DESTDIR)$(PREFIX)/share/dbus-1/services" "$(DESTDIR)$(PREFIX)/lib/systemd/user"
 	sed 's|@BINDIR@|$(PREFIX)/bin|' dbus/org.freedesktop.secrets.service.in \
 	  > "$(DESTDIR)$(PREFIX)/share/dbus-1/services/org.freedesktop.secrets.service"
 	sed 's|@BINDIR@|$(PREFIX)/bin|' data/keychaind.service.in \
 	  > "$(DESTDIR)$(PREFIX)/lib/systemd/user/keychaind.service"
 	install -Dm644 data/keychaind.1 "$(DESTDIR)$(PREFIX)/share/man/man1/keychaind.1"
-	install -Dm644 data/keychaind.conf "$(DESTDIR)$(PREFIX)/share/doc/keychaind/keychaind.conf.example"
-	install -Dm755 "$$($(SWIFT) build -c $(CONFIG) $(STATIC) --show-bin-path)/keychainctl" "$(DESTDIR)$(PREFIX)/bin/keychainctl"
 	install -Dm644 data/keychainctl.1 "$(DESTDIR)$(PREFIX)/share/man/man1/keychainctl.1"
-	install -Dm644 data/completions/keychainctl.bash "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/keychainctl"
-	install -Dm644 data/completions/_keychainctl "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_keychainctl"
-	install -Dm644 data/completions/keychainctl.fish "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/keychainctl.fish"
+	install -Dm644 data/keychaind.conf "$(DESTDIR)$(PREFIX)/share/doc/keychaind/keychaind.conf.example"
+	for tool in keychaind keychainctl; do \
+	  install -Dm644 data/completions/$$tool.bash "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$tool"; \
+	  install -Dm644 data/completions/_$$tool "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$tool"; \
+	  install -Dm644 data/completions/$$tool.fish "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$tool.fish"; \
+	done
 
-# keychainctl's man page and shell completions, generated from its command definitions.
+# Removes what `make install` installed (with the same PREFIX). The keyring itself, in
+# ~/.local/share/keychaind, is the user's and stays.
+uninstall:
+	rm -f $(addprefix "$(DESTDIR),$(addsuffix ",$(INSTALLED)))
+	-rmdir "$(DESTDIR)$(PREFIX)/share/doc/keychaind" 2>/dev/null
+
+# keychainctl's man page, and both tools' shell completions, generated from their command
+# definitions (keychaind's man page is written by hand).
 docs:
 	$(SWIFT) package plugin --allow-writing-to-package-directory generate-manual --configuration debug --section 1
 	cp .build/plugins/GenerateManual/outputs/keychainctl/keychainctl.1 data/keychainctl.1
 	$(SWIFT) build --product keychainctl
-	for shell in bash zsh fish; do \
-	  "$$($(SWIFT) build --show-bin-path)/keychainctl" --generate-completion-script $$shell > data/completions/keychainctl.$$shell; \
+	$(SWIFT) build --product keychaind
+	for tool in keychaind keychainctl; do \
+	  for shell in bash zsh fish; do \
+	    "$$($(SWIFT) build --show-bin-path)/$$tool" --generate-completion-script $$shell > data/completions/$$tool.$$shell; \
+	  done; \
+	  mv data/completions/$$tool.zsh data/completions/_$$tool; \
 	done
-	mv data/completions/keychainctl.zsh data/completions/_keychainctl

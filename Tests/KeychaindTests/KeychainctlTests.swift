@@ -224,13 +224,16 @@ import Testing
     // The committed completions are what the command definitions generate (`make docs`).
     let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent().path
-    for (shell, file) in [
-      ("bash", "keychainctl.bash"), ("zsh", "_keychainctl"), ("fish", "keychainctl.fish"),
-    ] {
-      let generated = try runCommand(Self.keychainctl, ["--generate-completion-script", shell])
-      let committed = try String(
-        contentsOfFile: repository + "/data/completions/" + file, encoding: .utf8)
-      #expect(generated.stdout == committed, "data/completions/\(file) is stale: make docs")
+    for tool in [Self.keychainctl, DaemonProcess.executable] {
+      let name = URL(fileURLWithPath: tool).lastPathComponent
+      for (shell, file) in [
+        ("bash", "\(name).bash"), ("zsh", "_\(name)"), ("fish", "\(name).fish"),
+      ] {
+        let generated = try runCommand(tool, ["--generate-completion-script", shell])
+        let committed = try String(
+          contentsOfFile: repository + "/data/completions/" + file, encoding: .utf8)
+        #expect(generated.stdout == committed, "data/completions/\(file) is stale: make docs")
+      }
     }
     let manual = try String(contentsOfFile: repository + "/data/keychainctl.1", encoding: .utf8)
     #expect(manual.contains(".It Em add-internet-password"), "data/keychainctl.1 is stale")
