@@ -26,7 +26,10 @@ public final class ScriptedPinentry: Sendable {
   public var program: String { directory.path + "/pinentry" }
   private var logPath: String { directory.path + "/log" }
 
-  public init(answers: [Answer]) throws {
+  /// - Parameter confirmationField: whether the dialog has a confirmation field (SETREPEAT):
+  ///   then a GETPIN after SETREPEAT answers `S PIN_REPEATED` before the PIN, as pinentry-tty,
+  ///   -gnome3 and -qt do; pinentry-curses 1.2 has none and leaves it out.
+  public init(answers: [Answer], confirmationField: Bool = true) throws {
     directory = try TemporaryDirectory(prefix: "pinentry")
     let lines = answers.map { answer in
       switch answer {
@@ -45,17 +48,20 @@ public final class ScriptedPinentry: Sendable {
       echo START >> "$dir/log"
       trap 'echo TERMINATED >> "$dir/log"; [ -n "$holder" ] && kill "$holder"; exit 1' TERM
       echo "OK Pleased to meet you"
+      repeat=
       while IFS= read -r line; do
         echo "$line" >> "$dir/log"
         case "$line" in
+          "SETREPEAT"*) [ \(confirmationField ? "1" : "") ] && repeat="S PIN_REPEATED\\n"; echo OK ;;
           GETPIN)
             n=$(($(cat "$dir/count") + 1)); echo "$n" > "$dir/count"
             answer=$(sed -n "${n}p" "$dir/answers")
+            status=$repeat; repeat=
             case "$answer" in
-              "pin "*) printf 'D %s\\nOK\\n' "${answer#pin }" ;;
+              "pin "*) printf "${status}D %s\\nOK\\n" "${answer#pin }" ;;
               "gate "*) echo GATED >> "$dir/log"
                 while [ ! -e "$dir/release" ]; do sleep 0.05; done
-                printf 'D %s\\nOK\\n' "${answer#gate }" ;;
+                printf "${status}D %s\\nOK\\n" "${answer#gate }" ;;
               hold) echo HOLDING >> "$dir/log"; sleep 600 & holder=$!; wait "$holder"; exit 1 ;;
               *) echo "ERR 83886179 Operation cancelled <Pinentry>" ;;
             esac ;;

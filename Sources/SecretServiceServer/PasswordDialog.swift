@@ -1,14 +1,78 @@
 // SPDX-License-Identifier: MIT
 //
-// The questions keychaind asks a person, over one pinentry dialog.
+// The questions keychaind asks a person, over one pinentry dialog, in gnome-keyring's words.
+//
+// gnome-keyring sets a gcr prompt's title, message (the heading), description, warning,
+// continue label and "password-new" (a confirmation field); pinentry-gnome3 hands pinentry's
+// SETTITLE, SETPROMPT, SETDESC, SETERROR, SETOK and SETREPEAT to the same gcr prompt, so under
+// GNOME the dialog is the one gnome-keyring shows. The strings are gnome-keyring 42.1's
+// (gkm-wrap-prompt.c, gkd-secret-create.c, gkd-secret-change.c).
 
 import KeychainCrypto
 
-/// One pinentry dialog, set up with our title and the caller's display and terminal.
+/// What one dialog says.
+struct PromptTexts: Sendable {
+  var title: String
+  /// The heading (gcr's "message", pinentry's prompt).
+  var message: String
+  var description: String
+  /// The button that accepts.
+  var ok: String
+
+  /// Unlocking a keyring an application asked for.
+  static func unlock(label: String, isLogin: Bool) -> PromptTexts {
+    isLogin
+      ? PromptTexts(
+        title: "Unlock Login Keyring", message: "Authentication required",
+        description: "The login keyring did not get unlocked when you logged into your computer.",
+        ok: "Unlock")
+      : PromptTexts(
+        title: "Unlock Keyring", message: "Authentication required",
+        description: "An application wants access to the keyring “\(label)”, but it is locked",
+        ok: "Unlock")
+  }
+
+  /// Choosing the password of a new keyring.
+  static func create(label: String) -> PromptTexts {
+    PromptTexts(
+      title: "New Keyring Password", message: "Choose password for new keyring",
+      description:
+        "An application wants to create a new keyring called “\(label)”. Choose the password you want to use for it.",
+      ok: "Continue")
+  }
+
+  /// The current password, before a change.
+  static func changeOld(label: String) -> PromptTexts {
+    PromptTexts(
+      title: "Change Keyring Password",
+      message: "Enter the old password for the “\(label)” keyring",
+      description:
+        "An application wants to change the password for the “\(label)” keyring. Enter the old password for it.",
+      ok: "Continue")
+  }
+
+  /// The new password of a change.
+  static func changeNew(label: String) -> PromptTexts {
+    PromptTexts(
+      title: "Change Keyring Password",
+      message: "Choose a new password for the “\(label)” keyring",
+      description:
+        "An application wants to change the password for the “\(label)” keyring. Choose the new password you want to use for it.",
+      ok: "Continue")
+  }
+
+  static let wrongUnlockPassword = "The unlock password was incorrect"
+  static let wrongOriginalPassword = "The original password was incorrect"
+  static let mismatch = "Passwords do not match."
+}
+
+/// One pinentry dialog, set up with the caller's display and terminal.
 struct PasswordDialog {
   let pinentry: Pinentry
 
-  /// How many times a wrong password may be typed before the prompt gives up.
+  /// How many times a wrong password may be typed before the prompt gives up. gnome-keyring
+  /// asks until the password is right or the person cancels; a pinentry that answers by itself
+  /// (a script, a misconfigured one) would then loop for ever.
   static let attempts = 3
 
   /// Starts `program` with the daemon's environment (DISPLAY, WAYLAND_DISPLAY, the session
@@ -21,34 +85,71 @@ struct PasswordDialog {
     if let locale = environment["LC_ALL"] ?? environment["LC_CTYPE"] ?? environment["LANG"] {
       try? pinentry.command("OPTION", "lc-ctype=\(locale)")
     }
-    try pinentry.command("SETTITLE", "Keychain")
+    // pinentry gives up after 60 s by default; gnome-keyring's dialogs wait for the person.
+    try? pinentry.command("SETTIMEOUT", "0")
+  }
+
+  private func show(_ texts: PromptTexts, warning: String? = nil) throws(PinentryError) {
+    try pinentry.command("SETTITLE", texts.title)
+    try pinentry.command("SETPROMPT", texts.message)
+    try pinentry.command("SETDESC", texts.description)
+    try pinentry.command("SETOK", texts.ok)
+    try pinentry.command("SETCANCEL", "Cancel")
+    if let warning { try pinentry.command("SETERROR", warning) }
   }
 
   /// Asks for the password of an existing keyring until `accept` takes it; false when every
   /// attempt was wrong. `accept` does the unlocking: the password is not kept.
-  func askExisting(_ description: String, accept: (SecureBytes) throws -> Bool) throws -> Bool {
-    try pinentry.command("SETDESC", description)
-    try pinentry.command("SETPROMPT", "Password:")
-    try pinentry.command("SETOK", "Unlock")
+  func askExisting(
+    _ texts: PromptTexts, wrongPassword: String, accept: (SecureBytes) throws -> Bool
+  ) throws -> Bool {
     for attempt in 1...Self.attempts {
-      if attempt > 1 { try pinentry.command("SETERROR", "The password was not correct.") }
-      if try accept(try pinentry.getPIN()) { return true }
+      try show(texts, warning: attempt > 1 ? wrongPassword : nil)
+      if try accept(try pinentry.getPIN().pin) { return true }
     }
     return false
   }
 
-  /// Asks for a new password twice, until both agree.
-  func askNew(_ description: String) throws(PinentryError) -> SecureBytes {
-    try pinentry.command("SETOK", "Continue")
+  /// Asks for a new password in one dialog with a confirmation field (pinentry checks that
+  /// both agree and says so); a flavour without the field (pinentry-curses) is asked a second
+  /// time instead. An empty password must be confirmed as gnome-keyring has it confirmed.
+  func askNew(_ texts: PromptTexts) throws(PinentryError) -> SecureBytes {
+    var warning: String?
     while true {
-      try pinentry.command("SETDESC", description)
-      try pinentry.command("SETPROMPT", "Password:")
-      let first = try pinentry.getPIN()
-      try pinentry.command("SETDESC", "Type the same password again to confirm it.")
-      try pinentry.command("SETPROMPT", "Confirm:")
-      let second = try pinentry.getPIN()
-      if first == second { return first }
-      try pinentry.command("SETERROR", "The passwords do not match.")
+      try show(texts, warning: warning)
+      // SETREPEAT and SETREPEATERROR last for one GETPIN.
+      try pinentry.command("SETREPEAT", "Confirm:")
+      try? pinentry.command("SETREPEATERROR", PromptTexts.mismatch)
+      let (password, repeated) = try pinentry.getPIN()
+      if !repeated {
+        var again = texts
+        again.description = "Type the same password again to confirm it."
+        try show(again)
+        guard try pinentry.getPIN().pin == password else {
+          warning = PromptTexts.mismatch
+          continue
+        }
+      }
+      if password.count > 0 { return password }
+      if try confirmBlank(texts) { return password }
+      warning = nil
+    }
+  }
+
+  /// gnome-keyring's question before it stores a keyring under an empty password.
+  private func confirmBlank(_ texts: PromptTexts) throws(PinentryError) -> Bool {
+    try pinentry.command("SETTITLE", texts.title)
+    try pinentry.command("SETPROMPT", "Store passwords unencrypted?")
+    try pinentry.command(
+      "SETDESC",
+      "By choosing to use a blank password, your stored passwords will not be safely encrypted. They will be accessible by anyone with access to your files."
+    )
+    try pinentry.command("SETOK", "Continue")
+    try pinentry.command("SETCANCEL", "Cancel")
+    do {
+      return try pinentry.confirm()
+    } catch .cancelled {
+      return false
     }
   }
 

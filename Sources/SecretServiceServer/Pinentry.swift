@@ -89,12 +89,26 @@ final class Pinentry: @unchecked Sendable {
     _ = try readReply(into: SecureScratch(capacity: 0))
   }
 
-  /// Asks for a PIN. Throws `cancelled` when the user cancels the dialog.
-  func getPIN() throws(PinentryError) -> SecureBytes {
+  /// Asks for a PIN. Throws `cancelled` when the user cancels the dialog. `repeated` is true
+  /// when the dialog had a confirmation field (SETREPEAT) and both entries agreed: pinentry
+  /// says so with `S PIN_REPEATED`; a flavour without the field (curses) leaves it out.
+  func getPIN() throws(PinentryError) -> (pin: SecureBytes, repeated: Bool) {
     try send("GETPIN", nil)
     let pin = SecureScratch(capacity: Self.maxPIN)
-    let length = try readReply(into: pin)
-    return pin.prefix(length)
+    let (length, statuses) = try readReply(into: pin)
+    return (pin.prefix(length), statuses.contains("S PIN_REPEATED"))
+  }
+
+  /// Asks a yes/no question (`CONFIRM`): true for OK, false for "not confirmed"; a cancelled
+  /// dialog throws `cancelled`.
+  func confirm() throws(PinentryError) -> Bool {
+    try send("CONFIRM", nil)
+    do {
+      _ = try readReply(into: SecureScratch(capacity: 0))
+      return true
+    } catch .failed(let why) where why.hasPrefix("83886194") {
+      return false
+    }
   }
 
   /// Ends the dialog from another thread: a blocked read returns at once and the program is
@@ -158,9 +172,13 @@ final class Pinentry: @unchecked Sendable {
     }
   }
 
-  /// Reads lines up to `OK`, collecting `D` data into `data`; returns the data's length.
-  private func readReply(into data: borrowing SecureScratch) throws(PinentryError) -> Int {
+  /// Reads lines up to `OK`, collecting `D` data into `data`; returns the data's length and the
+  /// status (`S`) lines that came before.
+  private func readReply(into data: borrowing SecureScratch) throws(PinentryError)
+    -> (length: Int, statuses: [String])
+  {
     var length = 0
+    var statuses: [String] = []
     while true {
       let end = try nextLineEnd()
       defer { consume(end + 1) }
@@ -171,23 +189,26 @@ final class Pinentry: @unchecked Sendable {
       }
       // Not a data line: no secret in it, so it may become a String.
       let text = input.withUnsafeMutableBytes { String(decoding: $0[0..<end], as: UTF8.self) }
-      if text == "OK" || text.hasPrefix("OK ") { return length }
+      if text == "OK" || text.hasPrefix("OK ") { return (length, statuses) }
       if text.hasPrefix("ERR ") { throw Self.error(text) }
       if text.hasPrefix("INQUIRE") {
         try send("END", nil)  // we ask for nothing that needs inquiries; an empty answer
-      } else if !(text.hasPrefix("S ") || text == "S" || text.hasPrefix("#")) {
+      } else if text.hasPrefix("S ") || text == "S" {
+        statuses.append(text)
+      } else if !text.hasPrefix("#") {
         throw .failed("unexpected reply '\(text.prefix(40))'")
       }
     }
   }
 
   /// `ERR <code> <text>`: gpg-error codes 99 (cancelled), 198 (fully cancelled) and 62
-  /// (timeout) in the low 16 bits mean the user closed the dialog.
+  /// (timeout) in the low 16 bits mean the user closed the dialog. Any other failure keeps
+  /// its code first, then the text.
   static func error(_ line: String) -> PinentryError {
     let fields = line.split(separator: " ", maxSplits: 2)
     let code = fields.count > 1 ? UInt32(fields[1]) ?? 0 : 0
     if [99, 198, 62].contains(code & 0xFFFF) { return .cancelled }
-    return .failed(fields.count > 2 ? String(fields[2]) : line)
+    return .failed(fields.dropFirst().joined(separator: " "))
   }
 
   /// Percent-decodes input[from..<to] into `data` from `offset`; returns the new length.

@@ -70,13 +70,17 @@ final class PromptRunner: Sendable {
     switch error {
     case .cancelled:
       logger.debug("prompt dismissed")
-    case .cannotStart(let why):
-      logger.notice(
-        "no password prompter (\(why)); set PINENTRY or 'pinentry =' in keychaind.conf, or unlock from a terminal with: keychaind --unlock < password-file"
-      )
-    case .failed(let why):
-      logger.warning("pinentry failed: \(why)")
+    case .cannotStart(let why), .failed(let why):
+      // One line, the same whether no pinentry exists or the one there cannot show a dialog
+      // (pinentry-gnome3 with no display and no terminal), with a route that works now.
+      logger.notice("\(Self.noDialog(why))")
     }
+  }
+
+  /// What the log says when no password dialog can be shown.
+  static func noDialog(_ why: String) -> String {
+    "no password dialog could be shown (\(why)); unlock with: keychainctl unlock --password-stdin, "
+      + "or set PINENTRY or 'pinentry =' in keychaind.conf to a pinentry that can show one"
   }
 
   /// The prompt's work, blocking: dialogs, key derivation, the store.
@@ -92,7 +96,8 @@ final class PromptRunner: Sendable {
       for collection in locked {
         let label = (try? store.collection(collection).label) ?? collection
         let accepted = try dialog.askExisting(
-          "An application wants access to the keyring “\(label)”, but it is locked."
+          .unlock(label: label, isLogin: collection == KeychainStore.loginCollection),
+          wrongPassword: PromptTexts.wrongUnlockPassword
         ) { password in try unlocks(collection, password) }
         guard accepted else {
           outcome.dismissed = true
@@ -109,9 +114,7 @@ final class PromptRunner: Sendable {
       }
       let dialog = try handle.open(pinentry, logger: logger)
       defer { dialog.close() }
-      let password = try dialog.askNew(
-        "An application wants to create a new keyring called “\(label)”. Choose a password for it."
-      )
+      let password = try dialog.askNew(.create(label: label.isEmpty ? "Unnamed" : label))
       let name = try Collections.create(label: label, alias: alias, password: password, in: store)
       return PromptOutcome(
         dismissed: false, result: .objectPath(Resolver.path(ofCollection: name)), created: name)
@@ -121,7 +124,7 @@ final class PromptRunner: Sendable {
       defer { dialog.close() }
       var current: SecureBytes?
       let accepted = try dialog.askExisting(
-        "To change the password of the keyring “\(label)”, type its current password."
+        .changeOld(label: label), wrongPassword: PromptTexts.wrongOriginalPassword
       ) { password in
         current = password
         return try unlocks(collection, password)
@@ -129,7 +132,7 @@ final class PromptRunner: Sendable {
       guard accepted, let current else {
         return PromptOutcome(dismissed: true, result: action.emptyResult)
       }
-      let new = try dialog.askNew("Choose a new password for the keyring “\(label)”.")
+      let new = try dialog.askNew(.changeNew(label: label))
       try store.changePassword(collection, from: current, to: new)
       return PromptOutcome(
         dismissed: false, result: .objectPath(Resolver.path(ofCollection: collection)),

@@ -62,9 +62,9 @@ struct RealPinentryTests {
         "-m", "org.freedesktop.Secret.Service.Lock", "['\(login)']",
       ])
     let client = try PromptClient(daemon, ["unlock", login])
-    let screen = try await terminal.waitFor("Password:")
+    let screen = try await terminal.waitFor("Authentication required")
     #expect(
-      screen.contains("An application wants access to the keyring “Login”, but it is locked."))
+      screen.contains("The login keyring did not get unlocked when you logged into your computer."))
     try terminal.tmux(["send-keys", "-t", "t", "test password", "Enter"])
     #expect(try client.finish().contains("UNLOCKED ao ['\(login)']"), "\(daemon.log)")
   }
