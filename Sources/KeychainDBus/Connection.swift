@@ -125,6 +125,18 @@ public actor Connection {
     return serial
   }
 
+  /// Sends several messages in one visit to the connection's thread: for many signals at once
+  /// (one per item of a large collection), where a hop per message would cost more than the
+  /// message. A message that cannot be encoded is skipped, and the first such error thrown
+  /// once the others are sent.
+  public func send(_ messages: [Message]) throws(DBusError) {
+    var failure: DBusError?
+    for message in messages {
+      do { _ = try send(message) } catch { failure = failure ?? error }
+    }
+    if let failure { throw failure }
+  }
+
   /// Calls a method and waits for its reply. An error reply is thrown as a `DBusError`;
   /// no reply within `timeout` throws `NoReply`.
   public func call(_ message: Message, timeout: Duration = .seconds(25)) async throws(DBusError)

@@ -154,7 +154,7 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
   public var dbusValue: DBusValue {
     // By element type: `[] as? [UInt8]` succeeds for an empty array of any type.
     if Element.self == UInt8.self, let bytes = self as? [UInt8] { return .bytes(bytes) }
-    return .array(Element.dbusType, map(\.dbusValue))
+    return .array(Element.dbusType, map { $0.dbusValue })
   }
 
   public init(dbusValue: DBusValue) throws(DBusError) {

@@ -136,6 +136,7 @@ extension KeychainStore {
       try db.execute(sql: "DELETE FROM collection WHERE id = ?", arguments: [id])
     }
     unlocked.withLock { $0[collection] = nil }
+    metadata.forgetCollection(collection)
   }
 
   // MARK: Aliases

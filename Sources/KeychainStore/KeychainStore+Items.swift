@@ -51,21 +51,28 @@ extension KeychainStore {
       label: label, contentType: contentType, attributes: attributes, secret: secret)
     let wanted = try digests(attributes)
     let stamp = Self.seconds(now())
-    return try write(collection) { db in
+    let (item, replaced, created) = try write(collection) { db in
       let collectionID = try collectionID(collection, db)
       if replace, let existing = try exactMatch(wanted, in: collection, db) {
         try db.execute(
           sql: "UPDATE item SET sealed = ?, modified = ? WHERE id = ?",
           arguments: [try seal(payload, for: existing, key: key), stamp, existing.id])
-        return (existing, true)
+        let created = try Int64.fetchOne(
+          db, sql: "SELECT created FROM item WHERE id = ?", arguments: [existing.id])
+        return (existing, true, created ?? stamp)
       }
       let item = try insert(
         payload, digests: wanted, into: collection, collectionID: collectionID, key: key,
         stamp: stamp, db)
       try db.execute(
         sql: "UPDATE collection SET modified = ? WHERE id = ?", arguments: [stamp, collectionID])
-      return (item, false)
+      return (item, false, stamp)
     }
+    metadata.remember(
+      ItemInfo(
+        id: item, label: label, attributes: attributes, contentType: contentType,
+        created: Self.date(created), modified: Self.date(stamp)))
+    return (item, replaced)
   }
 
   /// Adds one sealed item and its index digests inside the caller's transaction.
@@ -123,19 +130,25 @@ extension KeychainStore {
   /// Changes an unlocked item in one durable transaction.
   func modify(_ item: ItemID, _ change: (inout ItemPayload) throws -> Void) throws {
     let key = try dataKey(item.collection)
-    try write(item.collection) { db in
-      var payload = try Self.openItem(item, key: key, db).payload
-      let before = payload.attributes
+    let stamp = Self.seconds(now())
+    let info = try write(item.collection) { db in
+      let opened = try Self.openItem(item, key: key, db)
+      var payload = opened.payload
       try change(&payload)
       try ItemPayload.checkLimits(
         label: payload.label, attributes: payload.attributes, secretCount: payload.secret.count)
       try db.execute(
         sql: "UPDATE item SET sealed = ?, modified = ? WHERE id = ?",
-        arguments: [try seal(payload, for: item, key: key), Self.seconds(now()), item.id])
-      if payload.attributes != before {
+        arguments: [try seal(payload, for: item, key: key), stamp, item.id])
+      if payload.attributes != opened.payload.attributes {
         try writeDigests(try digests(payload.attributes), for: item.id, db)
       }
+      return ItemInfo(
+        id: item, label: payload.label, attributes: payload.attributes,
+        contentType: payload.contentType, created: Self.date(opened.created),
+        modified: Self.date(stamp))
     }
+    metadata.remember(info)
   }
 
   /// Whether `item` exists (locked or not).
@@ -154,7 +167,7 @@ extension KeychainStore {
 
   /// The item's metadata and secret from one read and one decryption.
   func record(_ item: ItemID) throws -> (info: ItemInfo, secret: SecureBytes) {
-    try read(item) { opened in
+    let (info, secret) = try read(item) { opened in
       let payload = opened.payload
       let info = ItemInfo(
         id: item, label: payload.label, attributes: payload.attributes,
@@ -162,6 +175,8 @@ extension KeychainStore {
         created: Self.date(opened.created), modified: Self.date(opened.modified))
       return (info, payload.secret)
     }
+    metadata.remember(info)
+    return (info, secret)
   }
 
   /// The secret of an unlocked item, and its content type.
@@ -200,6 +215,7 @@ extension KeychainStore {
         sql: "UPDATE collection SET modified = ? WHERE id = ?",
         arguments: [Self.seconds(now()), collectionID])
     }
+    metadata.forget(item)
   }
 }
 

@@ -58,6 +58,8 @@ public final class KeychainStore: Sendable {
   /// that database while it is empty, as it usually is (set once, never cleared: a hint).
   let sessionHasItems = Mutex(false)
   let checkpoints: CheckpointSchedule
+  /// Items' metadata seen while unlocked (see `ItemMetadataCache`).
+  let metadata = ItemMetadataCache()
 
   /// Opens the store in `directory`, or creates one there if the directory holds none.
   /// - Parameters:

@@ -38,6 +38,13 @@ public enum SecretPath: Hashable, Sendable {
     }
   }
 
+  /// The paths of items `ids` of `collection`, built from one prefix: the `Items` of a
+  /// collection of 100k items is a list this long, and is sent on every change of it.
+  public static func items(of collection: String, _ ids: [Int64]) -> [ObjectPath] {
+    let prefix = base.rawValue + "/collection/" + collection + "/"
+    return ids.map { ObjectPath(unchecked: prefix + String($0)) }
+  }
+
   /// The object path. Elements must be valid path elements (`[A-Za-z0-9_]+`); use
   /// `ObjectPath.escapeElement` for names that come from labels.
   public var objectPath: ObjectPath {

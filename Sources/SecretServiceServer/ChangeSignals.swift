@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
 //
-// Telling clients what changed: the Secret Service's own signals and PropertiesChanged, from
-// the objects' canonical paths (as gnome-keyring does; alias paths are only ways in).
+// Telling clients what changed, in gnome-keyring's order (measured against gnome-keyring 42.1):
+// the Secret Service's own signals (ItemCreated, ItemChanged, CollectionChanged, …) go out
+// before the method's reply, and PropertiesChanged after it, always with the new value in
+// `changed_properties` and nothing in `invalidated`. libsecret's proxies read only the changed
+// values and drop an invalidated property from their cache; a collection whose `Items` was
+// invalidated then crashes libsecret (and Seahorse) on the next ItemCreated or ItemDeleted.
+// Signals come from the objects' canonical paths: alias paths are only ways in.
 
 import KeychainDBus
 import KeychainStore
@@ -11,50 +16,121 @@ import SecretServiceProtocol
 /// that caused it: the change has been made, and the caller gets its reply.
 struct ChangeSignals {
   let connection: Connection
+  let state: ServiceState
+  var store: KeychainStore { state.store }
+  /// The call that made the change: its PropertiesChanged wait for its reply. Without one (a
+  /// prompt's work, which runs after `Prompt()` replied) they go at once.
+  let request: MethodRequest?
 
+  init(_ request: MethodRequest, state: ServiceState) {
+    connection = request.connection
+    self.state = state
+    self.request = request
+  }
+
+  init(connection: Connection, state: ServiceState) {
+    self.connection = connection
+    self.state = state
+    request = nil
+  }
+
+  // MARK: Items
+
+  /// A new item: `ItemCreated`, then the collection's new `Items`.
   func itemCreated(_ item: ItemID) async {
-    await emit(.collection, "ItemCreated", collection(item.collection), item)
-    await invalidated(collection(item.collection), .collection, ["Items"])
+    await emit(.collection, "ItemCreated", from: collection(item.collection), item)
+    afterReply { itemsChanged(item.collection) }
   }
 
+  /// An item replaced by `CreateItem(replace: true)`: `ItemCreated` for the same path, as
+  /// gnome-keyring sends, and also `ItemChanged`, after which libsecret reads the item's new
+  /// label and attributes (gnome-keyring leaves its proxies with the old ones).
+  func itemReplaced(_ item: ItemID) async {
+    await emit(.collection, "ItemCreated", from: collection(item.collection), item)
+    await emit(.collection, "ItemChanged", from: collection(item.collection), item)
+  }
+
+  /// A changed item: `ItemChanged`, then its changed properties' new values, if any.
   func itemChanged(_ item: ItemID, _ properties: [String: DBusValue] = [:]) async {
-    let path = Resolver.path(of: item)
-    try? await connection.emitPropertiesChanged(
-      at: path, interface: SecretService.itemInterface, changed: properties,
-      invalidated: properties["Modified"] == nil ? ["Modified"] : [])
-    await emit(.collection, "ItemChanged", collection(item.collection), item)
+    await emit(.collection, "ItemChanged", from: collection(item.collection), item)
+    guard !properties.isEmpty else { return }
+    afterReply {
+      await propertiesChanged(Resolver.path(of: item), SecretService.itemInterface, properties)
+    }
   }
 
+  /// A deleted item: `ItemDeleted`, then the collection's new `Items`.
   func itemDeleted(_ item: ItemID) async {
-    await emit(.collection, "ItemDeleted", collection(item.collection), item)
-    await invalidated(collection(item.collection), .collection, ["Items"])
+    await emit(.collection, "ItemDeleted", from: collection(item.collection), item)
+    afterReply { itemsChanged(item.collection) }
   }
+
+  // MARK: Collections
 
   func collectionCreated(_ name: String) async {
-    await emit(.service, "CollectionCreated", SecretPath.base, collection(name))
-    await invalidated(SecretPath.base, .service, ["Collections"])
+    await emit(.service, "CollectionCreated", from: SecretPath.base, collection(name))
+    afterReply { collectionsChanged() }
   }
 
-  /// A change to a collection; `Modified` is announced as invalidated unless `touched` is
-  /// false (locking changes no content).
-  func collectionChanged(
-    _ name: String, _ properties: [String: DBusValue] = [:], touched: Bool = true
-  ) async {
-    try? await connection.emitPropertiesChanged(
-      at: collection(name), interface: SecretService.collectionInterface, changed: properties,
-      invalidated: touched ? ["Modified"] : [])
-    await emit(.service, "CollectionChanged", SecretPath.base, collection(name))
+  /// A changed collection: `CollectionChanged`, then its changed properties' new values.
+  func collectionChanged(_ name: String, _ properties: [String: DBusValue] = [:]) async {
+    await emit(.service, "CollectionChanged", from: SecretPath.base, collection(name))
+    guard !properties.isEmpty else { return }
+    afterReply {
+      await propertiesChanged(collection(name), SecretService.collectionInterface, properties)
+    }
   }
 
   func collectionDeleted(_ name: String) async {
-    await emit(.service, "CollectionDeleted", SecretPath.base, collection(name))
-    await invalidated(SecretPath.base, .service, ["Collections"])
+    await emit(.service, "CollectionDeleted", from: SecretPath.base, collection(name))
+    afterReply { collectionsChanged() }
   }
 
-  /// After a lock or unlock: each collection's `Locked`.
-  func lockChanged(_ names: [String], locked: Bool) async {
-    for name in names {
-      await collectionChanged(name, ["Locked": .boolean(locked)], touched: false)
+  /// After a lock or unlock of `names`: for each collection, `ItemChanged` for each of its
+  /// items and `CollectionChanged`; then, for those whose state did change (`changed`), each
+  /// item's and the collection's new `Locked`. So a client's proxies reread the items, whose
+  /// label and attributes come back after an unlock.
+  ///
+  /// gnome-keyring sends the same signals in the same order, the first ones before its reply;
+  /// keychaind sends them all after the reply, in batches, so that locking a collection of
+  /// 100k items (200k signals) does not hold its caller for seconds.
+  func lockChanged(_ names: [String], changed: Set<String>, locked: Bool) async {
+    let (connection, store) = (connection, store)
+    afterReply {
+      for name in names {
+        let items = (try? store.items(in: name) as [ItemID]) ?? []
+        let path = Resolver.path(ofCollection: name)
+        // Messages made a batch at a time, each batch sent in one visit to the connection's
+        // thread, which is free in between to write them out.
+        func send(_ count: Int, _ message: (Int) -> Message) async {
+          for start in stride(from: 0, to: count, by: 1000) {
+            try? await connection.send((start..<min(start + 1000, count)).map(message))
+            await Task.yield()
+          }
+        }
+        let itemPaths = SecretPath.items(of: name, items.map { $0.id })
+        await send(itemPaths.count) { index in
+          .signal(
+            path: path, interface: SecretService.collectionInterface, member: "ItemChanged",
+            body: [.objectPath(itemPaths[index])])
+        }
+        try? await connection.emit(
+          SecretService.serviceInterface, "CollectionChanged", from: SecretPath.base,
+          [.objectPath(path)])
+        guard changed.contains(name) else { continue }
+        let lockedValue = ["Locked": DBusValue.boolean(locked)].dbusValue
+        await send(itemPaths.count) { index in
+          .signal(
+            path: itemPaths[index], interface: .properties, member: "PropertiesChanged",
+            body: [
+              .string(SecretService.itemInterface.rawValue), lockedValue, [String]().dbusValue,
+            ])
+        }
+        try? await connection.emitPropertiesChanged(
+          at: path, interface: SecretService.collectionInterface,
+          changed: ["Locked": .boolean(locked)])
+        if items.count >= MemoryRelease.largeList { MemoryRelease.soon() }
+      }
     }
   }
 
@@ -69,23 +145,40 @@ struct ChangeSignals {
 
   private func collection(_ name: String) -> ObjectPath { Resolver.path(ofCollection: name) }
 
-  private func emit(
-    _ interface: Interface, _ member: MemberName, _ from: ObjectPath, _ item: ItemID
-  )
-    async
-  {
-    await emit(interface, member, from, Resolver.path(of: item))
+  private func afterReply(_ action: @escaping @Sendable () async -> Void) {
+    if let request {
+      request.afterReply(action)
+    } else {
+      Task { await action() }
+    }
   }
 
   private func emit(
-    _ interface: Interface, _ member: MemberName, _ from: ObjectPath, _ object: ObjectPath
+    _ interface: Interface, _ member: MemberName, from path: ObjectPath, _ item: ItemID
   ) async {
-    try? await connection.emit(interface.name, member, from: from, [.objectPath(object)])
+    await emit(interface, member, from: path, Resolver.path(of: item))
   }
 
-  /// Lists that may be long (Items, Collections) are announced as invalidated, not resent.
-  private func invalidated(_ path: ObjectPath, _ interface: Interface, _ names: [String]) async {
+  private func emit(
+    _ interface: Interface, _ member: MemberName, from path: ObjectPath, _ object: ObjectPath
+  ) async {
+    try? await connection.emit(interface.name, member, from: path, [.objectPath(object)])
+  }
+
+  private func propertiesChanged(
+    _ path: ObjectPath, _ interface: InterfaceName, _ properties: [String: DBusValue]
+  ) async {
     try? await connection.emitPropertiesChanged(
-      at: path, interface: interface.name, changed: [:], invalidated: names)
+      at: path, interface: interface, changed: properties, invalidated: [])
+  }
+
+  /// The collection's `Items`, soon (see `ListAnnouncer`).
+  private func itemsChanged(_ name: String) {
+    state.announcer.itemsChanged(name, connection: connection, store: store, logger: state.logger)
+  }
+
+  /// The service's `Collections`, soon.
+  private func collectionsChanged() {
+    state.announcer.collectionsChanged(connection: connection, store: store)
   }
 }

@@ -50,7 +50,7 @@ struct CollectionInterface: DBusInterface {
       try await Blocking.run { [store, name] in
         try Resolver.mapped { try store.deleteCollection(name) }
       }
-      await ChangeSignals(connection: request.connection).collectionDeleted(name)
+      await ChangeSignals(request, state: state).collectionDeleted(name)
       return [.objectPath(SecretPath.none)]
     case "SearchItems":
       let attributes: [String: String] = try request.argument(0)
@@ -58,7 +58,7 @@ struct CollectionInterface: DBusInterface {
       if unlocked.count + locked.count >= MemoryRelease.largeList {
         MemoryRelease.afterReply(to: request)
       }
-      return [(unlocked + locked).map(Resolver.path(of:)).dbusValue]
+      return [Resolver.paths(of: unlocked + locked)]
     default:  // CreateItem
       return try await createItem(request)
     }
@@ -96,10 +96,9 @@ struct CollectionInterface: DBusInterface {
           contentType: contentType, replace: replace)
       }
     }
-    let signals = ChangeSignals(connection: request.connection)
+    let signals = ChangeSignals(request, state: state)
     if replaced {
-      await signals.itemChanged(
-        item, ["Label": .string(label), "Attributes": attributes.dbusValue])
+      await signals.itemReplaced(item)
     } else {
       await signals.itemCreated(item)
     }
@@ -112,7 +111,7 @@ struct CollectionInterface: DBusInterface {
     case "Items":
       let items: [ItemID] = try Resolver.mapped { try store.items(in: name) }
       if items.count >= MemoryRelease.largeList { MemoryRelease.afterReply(to: request) }
-      return items.map(Resolver.path(of:)).dbusValue
+      return Resolver.paths(of: items)
     case "Label": return .string(info.label)
     case "Locked": return .boolean(info.isLocked)
     case "Created": return .uint64(UInt64(max(0, info.created.timeIntervalSince1970)))
@@ -124,7 +123,7 @@ struct CollectionInterface: DBusInterface {
     try await Blocking.run { [store, name] in
       try Resolver.mapped { try store.setLabel(value.string ?? "", ofCollection: name) }
     }
-    await ChangeSignals(connection: request.connection).collectionChanged(name, ["Label": value])
+    await ChangeSignals(request, state: state).collectionChanged(name, ["Label": value])
   }
 }
 
@@ -158,7 +157,7 @@ struct ItemInterface: DBusInterface {
     switch request.member.rawValue {
     case "Delete":
       try await Blocking.run { [store, item] in try Resolver.mapped { try store.deleteItem(item) } }
-      await ChangeSignals(connection: request.connection).itemDeleted(item)
+      await ChangeSignals(request, state: state).itemDeleted(item)
       return [.objectPath(SecretPath.none)]
     case "GetSecret":
       let session: ObjectPath = try request.argument(0)
@@ -180,7 +179,7 @@ struct ItemInterface: DBusInterface {
           try store.setSecret(plaintext, contentType: secret.contentType, of: item)
         }
       }
-      await ChangeSignals(connection: request.connection).itemChanged(item)
+      await ChangeSignals(request, state: state).itemChanged(item)
       return []
     }
   }
@@ -197,8 +196,9 @@ struct ItemInterface: DBusInterface {
 
   private func properties() throws -> [String: DBusValue] {
     let locked = store.isLocked(item.collection)
-    // A locked item's metadata is sealed: it reads as empty until its collection is unlocked.
-    let info = locked ? nil : try Resolver.mapped { try store.itemInfo(item) }
+    // A locked item's metadata is sealed on disk: it shows what was seen of it while its
+    // collection was unlocked in this run (as gnome-keyring's does), and is empty otherwise.
+    let info = locked ? store.knownInfo(item) : try Resolver.mapped { try store.itemInfo(item) }
     return [
       "Locked": .boolean(locked),
       "Attributes": (info?.attributes ?? [:]).dbusValue,
@@ -210,6 +210,7 @@ struct ItemInterface: DBusInterface {
   }
 
   func setProperty(_ property: String, to value: DBusValue, _ request: MethodRequest) async throws {
+    // Only the property that was set is announced, as gnome-keyring does (Type: none at all).
     var changed = [property: value]
     let store = store
     let item = item
@@ -223,15 +224,14 @@ struct ItemInterface: DBusInterface {
       try await Blocking.run {
         try Resolver.mapped { try store.setAttributes(attributes, of: item) }
       }
-      changed["Type"] = .string(attributes["xdg:schema"] ?? "")
     default:  // Type
       var attributes = try Resolver.mapped { try store.itemInfo(item) }.attributes
       attributes["xdg:schema"] = value.string
       try await Blocking.run { [attributes] in
         try Resolver.mapped { try store.setAttributes(attributes, of: item) }
       }
-      changed["Attributes"] = attributes.dbusValue
+      changed = [:]
     }
-    await ChangeSignals(connection: request.connection).itemChanged(item, changed)
+    await ChangeSignals(request, state: state).itemChanged(item, changed)
   }
 }

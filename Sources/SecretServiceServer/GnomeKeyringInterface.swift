@@ -39,7 +39,7 @@ struct GnomeKeyringInterface: DBusInterface {
   var interfaceDescription: InterfaceDescription { Self.description }
 
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    let signals = ChangeSignals(connection: request.connection)
+    let signals = ChangeSignals(request, state: state)
     switch request.member.rawValue {
     case "CreateWithMasterPassword":
       let properties: [String: DBusValue] = try request.argument(0)
@@ -59,10 +59,15 @@ struct GnomeKeyringInterface: DBusInterface {
       let collection = try collection(request, 0)
       let password = try await secret(request, 1)
       let store = store
-      try await Blocking.run {
-        try Resolver.mapped { try store.unlock(collection, password: password) }
+      // gnome-keyring takes any password for a collection that is already unlocked.
+      let wasLocked = store.isLocked(collection)
+      if wasLocked {
+        try await Blocking.run {
+          try Resolver.mapped { try store.unlock(collection, password: password) }
+        }
       }
-      await signals.lockChanged([collection], locked: false)
+      await signals.lockChanged(
+        [collection], changed: wasLocked ? [collection] : [], locked: false)
       state.unlocked([collection])
       return []
     case "ChangeWithMasterPassword":

@@ -25,6 +25,9 @@ enum MemoryRelease {
     request.afterReply { schedule() }
   }
 
+  /// Once nothing large has happened for half a second, returns the heap's free pages.
+  static func soon() { schedule() }
+
   private static func schedule() {
     let mine = generation.withLock { generation in
       generation += 1

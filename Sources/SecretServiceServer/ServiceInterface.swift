@@ -75,24 +75,27 @@ struct ServiceInterface: DBusInterface {
       if unlocked.count + locked.count >= MemoryRelease.largeList {
         MemoryRelease.afterReply(to: request)
       }
-      return [unlocked.map(Resolver.path(of:)).dbusValue, locked.map(Resolver.path(of:)).dbusValue]
+      return [Resolver.paths(of: unlocked), Resolver.paths(of: locked)]
     case "Unlock":
       return try await unlock(try request.argument(0), request)
     case "Lock":
       let objects: [ObjectPath] = try request.argument(0)
       var locked: [ObjectPath] = []
-      var changed: [String] = []
+      var collections: [String] = []
+      var changed: Set<String> = []
       for object in objects {
         guard
           let collection = try Resolver.mapped({ try Resolver.owningCollection(object, in: store) })
         else { continue }
         if !store.isLocked(collection), collection != KeychainStore.sessionCollection {
           try Resolver.mapped { try store.lock(collection) }
-          changed.append(collection)
+          changed.insert(collection)
         }
+        if !collections.contains(collection) { collections.append(collection) }
         locked.append(object)
       }
-      await ChangeSignals(connection: request.connection).lockChanged(changed, locked: true)
+      await ChangeSignals(request, state: state).lockChanged(
+        collections, changed: changed, locked: true)
       return [locked.dbusValue, .objectPath(SecretPath.none)]
     case "GetSecrets":
       let items: [ObjectPath] = try request.argument(0)

@@ -44,6 +44,8 @@ actor ServiceState {
   nonisolated let sessions = SessionTable()
   /// Holds calls while the daemon finishes starting (see `CallGate`).
   nonisolated let gate: CallGate
+  /// Announces changed `Items` and `Collections` lists (see `ListAnnouncer`).
+  nonisolated let announcer = ListAnnouncer()
   private var prompts: [String: Prompt] = [:]
   private var nextID = 1
 
