@@ -19,6 +19,28 @@ public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
   public var description: String { "\(name): \(message)" }
 
   /// Untrusted text made safe for a message: at most 64 characters, control characters escaped.
+  /// `text` in the curly quotes GDBus puts around names in its messages (“name”), with control
+  /// characters escaped, at most 64 characters.
+  public static func curlyQuoted(_ text: String) -> String {
+    "“" + quoted(text).dropFirst().dropLast() + "”"
+  }
+
+  /// No object at `path`: GDBus's and gnome-keyring's UnknownMethod, which libsecret ignores
+  /// when it dismisses a prompt that has already gone.
+  public static func noObject(_ path: ObjectPath) -> DBusError {
+    DBusError(.unknownMethod, "Object does not exist at path \(curlyQuoted(path.rawValue))")
+  }
+
+  /// A property the interface does not have (GDBus's wording).
+  public static func noSuchProperty(_ name: String) -> DBusError {
+    DBusError(.invalidArgs, "No such property \(curlyQuoted(name))")
+  }
+
+  /// A property that cannot be set (GDBus's wording).
+  public static func notWritable(_ name: String) -> DBusError {
+    DBusError(.invalidArgs, "Property \(curlyQuoted(name)) is not writable")
+  }
+
   public static func quoted(_ text: String) -> String {
     var out = "\""
     for scalar in text.unicodeScalars.prefix(64) {

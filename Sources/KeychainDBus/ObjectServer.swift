@@ -3,6 +3,10 @@
 // A subtree of exported objects. The tree says which interfaces live at a path; the server
 // checks each call against the interface's declaration, answers Properties and Introspectable
 // for every object, and turns any failure into a named D-Bus error. (libdbus answers Peer.)
+//
+// Errors are named and worded as GDBus's object skeletons word them (and gnome-keyring, a GDBus
+// program, for a path with no object): the Secret Service's clients are GDBus programs, and
+// libsecret tells failures apart by name (it ignores UnknownMethod when dismissing a prompt).
 
 import Logging
 import Synchronization
@@ -67,12 +71,12 @@ extension DBusInterface {
   }
 
   public func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue {
-    throw DBusError(.unknownProperty, "no property \(name)")
+    throw DBusError.noSuchProperty(name)
   }
   public func setProperty(_ name: String, to value: DBusValue, _ request: MethodRequest)
     async throws
   {
-    throw DBusError(.propertyReadOnly, "property \(name) is read-only")
+    throw DBusError.notWritable(name)
   }
 }
 
@@ -140,7 +144,7 @@ public final class ObjectServer: MethodCallHandler {
       return [.string(try await introspect(path))]
     }
     guard let interfaces = try await tree.interfaces(at: path) else {
-      throw DBusError(.unknownObject, "no such object path \(path)")
+      throw DBusError.noObject(path)
     }
     if call.interface == .properties {
       return try await PropertiesHandler(interfaces: interfaces).handle(request)
@@ -148,14 +152,18 @@ public final class ObjectServer: MethodCallHandler {
     let target: (any DBusInterface)?
     if let name = call.interface {
       guard let found = interfaces.first(where: { $0.interfaceDescription.name == name }) else {
-        throw DBusError(.unknownInterface, "object \(path) has no interface \(name)")
+        throw DBusError(
+          .unknownMethod,
+          "No such interface \(DBusError.curlyQuoted(name.rawValue)) on object at path \(path)")
       }
       target = found
     } else {
+      // The D-Bus specification makes the interface optional: the first one with the method.
       target = interfaces.first { $0.interfaceDescription.method(request.member) != nil }
     }
     guard let target, let method = target.interfaceDescription.method(request.member) else {
-      throw DBusError(.unknownMethod, "no method \(request.member) on \(path)")
+      throw DBusError(
+        .unknownMethod, "No such method \(DBusError.curlyQuoted(request.member.rawValue))")
     }
     try ObjectServer.checkArguments(call, method)
     let result = try await target.call(request)
@@ -173,17 +181,17 @@ public final class ObjectServer: MethodCallHandler {
     guard got == method.inputSignature else {
       throw DBusError(
         .invalidArgs,
-        "\(method.name) takes arguments (\(method.inputSignature)), got (\(got))")
+        "Type of message, \(DBusError.curlyQuoted("(\(got))")), does not match expected type "
+          + DBusError.curlyQuoted("(\(method.inputSignature))"))
     }
   }
 
   private nonisolated(nonsending) func introspect(_ path: ObjectPath) async throws -> String {
     let children = try await tree.childNodes(of: path)
     guard let interfaces = try await tree.interfaces(at: path) else {
-      guard !children.isEmpty else {
-        throw DBusError(.unknownObject, "no such object path \(path)")
-      }
-      return IntrospectionXML.document(interfaces: [.introspectable], children: children)
+      // A path with no object introspects as an empty node, as GDBus answers it.
+      return IntrospectionXML.document(
+        interfaces: children.isEmpty ? [] : [.introspectable], children: children)
     }
     let standard: [InterfaceDescription] = [.peer, .introspectable, .properties]
     return IntrospectionXML.document(

@@ -6,7 +6,8 @@ struct PropertiesHandler {
 
   func handle(_ request: MethodRequest) async throws -> [DBusValue] {
     guard let method = InterfaceDescription.properties.method(request.member) else {
-      throw DBusError(.unknownMethod, "no method \(request.member) on \(InterfaceName.properties)")
+      throw DBusError(
+        .unknownMethod, "No such method \(DBusError.curlyQuoted(request.member.rawValue))")
     }
     try ObjectServer.checkArguments(request.message, method)
     let interfaceName: String = try request.argument(0)
@@ -14,23 +15,25 @@ struct PropertiesHandler {
     case "Get":
       let (interface, property) = try lookup(interfaceName, try request.argument(1))
       guard property.access.isReadable else {
-        throw DBusError(.accessDenied, "property \(property.name) is write-only")
+        throw DBusError(
+          .invalidArgs, "Property \(DBusError.curlyQuoted(property.name)) is not readable")
       }
       return [.variant(try await read(interface, property, request))]
     case "Set":
       let (interface, property) = try lookup(interfaceName, try request.argument(1))
-      guard property.access.isWritable else {
-        throw DBusError(.propertyReadOnly, "property \(property.name) is read-only")
-      }
+      guard property.access.isWritable else { throw DBusError.notWritable(property.name) }
       let value: DBusValue = try request.argument(2)
       guard value.type == property.type else {
         throw DBusError(
-          .invalidArgs, "property \(property.name) has type \(property.type), got \(value.type)")
+          .invalidArgs,
+          "Error setting property \(DBusError.curlyQuoted(property.name)): Expected type "
+            + "\(DBusError.curlyQuoted(property.type.signature)) but got "
+            + DBusError.curlyQuoted(value.type.signature))
       }
       try await interface.setProperty(property.name, to: value, request)
       return []
-    default:  // GetAll; an empty interface name means every interface
-      let selected = try interfaceName.isEmpty ? interfaces : [interface(named: interfaceName)]
+    default:  // GetAll
+      let selected = [try interface(named: interfaceName)]
       var entries: [DBusDictEntry] = []
       for interface in selected {
         let values = try await interface.allProperties(request)
@@ -49,7 +52,7 @@ struct PropertiesHandler {
   private func interface(named name: String) throws(DBusError) -> any DBusInterface {
     guard let found = interfaces.first(where: { $0.interfaceDescription.name.rawValue == name })
     else {
-      throw DBusError(.unknownInterface, "no interface \(DBusError.quoted(name)) on this object")
+      throw DBusError(.invalidArgs, "No such interface \(DBusError.curlyQuoted(name))")
     }
     return found
   }
@@ -59,8 +62,7 @@ struct PropertiesHandler {
   {
     let interface = try interface(named: interfaceName)
     guard let property = interface.interfaceDescription.property(propertyName) else {
-      throw DBusError(
-        .unknownProperty, "no property \(DBusError.quoted(propertyName)) on \(interfaceName)")
+      throw DBusError.noSuchProperty(propertyName)
     }
     return (interface, property)
   }

@@ -73,26 +73,21 @@ public enum SessionNegotiation {
     switch SessionAlgorithm(rawValue: algorithm) {
     case .plain:
       // gnome-keyring requires the empty string, and clients send it.
-      guard case .string = input else {
-        throw DBusError(.invalidArgs, "the plain algorithm takes a string input, got \(input.type)")
-      }
+      guard case .string = input else { throw SecretServiceError.invalidAlgorithmInput(algorithm) }
       return (.string(""), .plain)
     case .dhIETF1024:
       guard let clientKey = input.bytes else {
-        throw DBusError(
-          .invalidArgs, "the DH algorithm takes a byte-array public key, got \(input.type)")
+        throw SecretServiceError.invalidAlgorithmInput(algorithm)
       }
       do {
         let ours = try keyPair ?? DiffieHellman()
         let cipher = try cipher(ours, peerPublicKey: clientKey)
         return (.bytes(ours.publicKey), cipher)
-      } catch let error as DBusError {
-        throw error
       } catch {
-        throw DBusError(.invalidArgs, "the client's DH public key is not acceptable")
+        throw SecretServiceError.badPublicKey
       }
     case nil:
-      throw DBusError(.notSupported, "algorithm \(DBusError.quoted(algorithm)) is not supported")
+      throw SecretServiceError.algorithmNotSupported(algorithm)
     }
   }
 

@@ -68,28 +68,19 @@ struct CollectionInterface: DBusInterface {
     let properties: [String: DBusValue] = try request.argument(0)
     let secret: Secret = try request.argument(1)
     let replace: Bool = try request.argument(2)
-    guard !store.isLocked(name) else { throw DBusError(.isLocked, "collection \(path) is locked") }
-    let label =
-      try DBusValue.property(properties, "org.freedesktop.Secret.Item.Label", .string)?.string ?? ""
-    var attributes: [String: String] = [:]
-    if let value = try DBusValue.property(
-      properties, "org.freedesktop.Secret.Item.Attributes",
-      .dictionary(key: .string, value: .string))
-    {
-      attributes = try [String: String](dbusValue: value)
-    }
+    var (label, attributes) = try Self.itemProperties(properties)
+    guard !store.isLocked(name) else { throw SecretServiceError.Locked.createItem }
     // gnome-keyring's Type property is the schema; libsecret sends it beside xdg:schema.
-    if let type = try DBusValue.property(properties, "org.freedesktop.Secret.Item.Type", .string)?
-      .string,
-      attributes["xdg:schema"] == nil, !type.isEmpty
+    if let type = properties[ItemProperties.type]?.string, attributes["xdg:schema"] == nil,
+      !type.isEmpty
     {
       attributes["xdg:schema"] = type
     }
-    let cipher = try state.sessions.cipher(secret.session, caller: request.caller)
+    let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
     let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
     if plaintext.count >= MemoryRelease.largeSecret { MemoryRelease.afterReply(to: request) }
     let contentType = secret.contentType.isEmpty ? "text/plain" : secret.contentType
-    let (item, replaced) = try await Blocking.run { [store, name, attributes] in
+    let (item, replaced) = try await Blocking.run { [store, name, label, attributes] in
       try Resolver.mapped {
         try store.createItem(
           in: name, label: label, attributes: attributes, secret: plaintext,
@@ -103,6 +94,35 @@ struct CollectionInterface: DBusInterface {
       await signals.itemCreated(item)
     }
     return [.objectPath(Resolver.path(of: item)), .objectPath(SecretPath.none)]
+  }
+
+  /// CreateItem's label and attributes. gnome-keyring refuses a property it does not know, or
+  /// one of the wrong type, with InvalidArgs, and one no client sets (Locked, Created) with
+  /// Failed; so does keychaind.
+  static func itemProperties(_ properties: [String: DBusValue]) throws(DBusError)
+    -> (label: String, attributes: [String: String])
+  {
+    var label = ""
+    var attributes: [String: String] = [:]
+    for (key, value) in properties {
+      switch key {
+      case ItemProperties.label:
+        guard let text = value.string else { throw SecretServiceError.invalidPropertiesArgument }
+        label = text
+      case ItemProperties.attributes:
+        guard let pairs = try? [String: String](dbusValue: value) else {
+          throw SecretServiceError.invalidPropertiesArgument
+        }
+        attributes = pairs
+      case ItemProperties.type:
+        guard value.string != nil else { throw SecretServiceError.invalidPropertiesArgument }
+      case _ where ItemProperties.readOnly.contains(key):
+        throw SecretServiceError.readOnlyField
+      default:
+        throw SecretServiceError.invalidPropertiesArgument
+      }
+    }
+    return (label, attributes)
   }
 
   func getProperty(_ property: String, _ request: MethodRequest) async throws -> DBusValue {
@@ -120,6 +140,7 @@ struct CollectionInterface: DBusInterface {
   }
 
   func setProperty(_ property: String, to value: DBusValue, _ request: MethodRequest) async throws {
+    guard !store.isLocked(name) else { throw SecretServiceError.Locked.setProperty }
     try await Blocking.run { [store, name] in
       try Resolver.mapped { try store.setLabel(value.string ?? "", ofCollection: name) }
     }
@@ -156,12 +177,14 @@ struct ItemInterface: DBusInterface {
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
     switch request.member.rawValue {
     case "Delete":
+      guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.delete }
       try await Blocking.run { [store, item] in try Resolver.mapped { try store.deleteItem(item) } }
       await ChangeSignals(request, state: state).itemDeleted(item)
       return [.objectPath(SecretPath.none)]
     case "GetSecret":
       let session: ObjectPath = try request.argument(0)
       let cipher = try state.sessions.cipher(session, caller: request.caller)
+      guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.getSecret }
       let (secret, contentType) = try Resolver.mapped { try store.secret(of: item) }
       if secret.count >= MemoryRelease.largeSecret { MemoryRelease.afterReply(to: request) }
       let (parameters, value) = try cipher.encrypt(secret)
@@ -171,7 +194,8 @@ struct ItemInterface: DBusInterface {
       ]
     default:  // SetSecret
       let secret: Secret = try request.argument(0)
-      let cipher = try state.sessions.cipher(secret.session, caller: request.caller)
+      let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
+      guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.setSecret }
       let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
       if plaintext.count >= MemoryRelease.largeSecret { MemoryRelease.afterReply(to: request) }
       try await Blocking.run { [store, item] in
@@ -210,6 +234,7 @@ struct ItemInterface: DBusInterface {
   }
 
   func setProperty(_ property: String, to value: DBusValue, _ request: MethodRequest) async throws {
+    guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.setProperty }
     // Only the property that was set is announced, as gnome-keyring does (Type: none at all).
     var changed = [property: value]
     let store = store

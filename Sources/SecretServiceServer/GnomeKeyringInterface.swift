@@ -43,10 +43,11 @@ struct GnomeKeyringInterface: DBusInterface {
     switch request.member.rawValue {
     case "CreateWithMasterPassword":
       let properties: [String: DBusValue] = try request.argument(0)
+      guard properties.keys.allSatisfy({ $0 == CollectionProperties.label }),
+        properties[CollectionProperties.label].map({ $0.type == .string }) ?? true
+      else { throw SecretServiceError.invalidPropertiesArgument }
       let password = try await secret(request, 1)
-      let label =
-        try DBusValue.property(properties, "org.freedesktop.Secret.Collection.Label", .string)?
-        .string ?? ""
+      let label = properties[CollectionProperties.label]?.string ?? ""
       let store = store
       let name = try await Blocking.run {
         try Resolver.mapped {
@@ -91,18 +92,15 @@ struct GnomeKeyringInterface: DBusInterface {
     }
   }
 
-  /// The store collection that argument `index` names (a collection or alias path).
+  /// The store collection that argument `index` names (a collection, alias or item path).
   private func collection(_ request: MethodRequest, _ index: Int) throws -> String {
-    let path: ObjectPath = try request.argument(index)
-    guard let parsed = SecretPath(path), let name = try Resolver.collection(parsed, in: store)
-    else { throw DBusError(.noSuchObject, "no collection at \(path)") }
-    return name
+    try Resolver.namedCollection(try request.argument(index), in: store)
   }
 
   /// The password in secret argument `index`, decrypted with the caller's session.
   private func secret(_ request: MethodRequest, _ index: Int) async throws -> SecureBytes {
     let secret: Secret = try request.argument(index)
-    let cipher = try state.sessions.cipher(secret.session, caller: request.caller)
+    let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
     return try cipher.decrypt(parameters: secret.parameters, value: secret.value)
   }
 }

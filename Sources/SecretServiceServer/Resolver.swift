@@ -36,11 +36,34 @@ enum Resolver {
     return resolved
   }
 
-  /// The collection an object path leads to: a collection, an alias, or an item's collection.
+  /// The collection an object path leads to: a collection, an alias, or any item path under
+  /// one (an item that does not exist included, as gnome-keyring counts it for Lock and Unlock).
   static func owningCollection(_ path: ObjectPath, in store: KeychainStore) throws -> String? {
-    guard let parsed = SecretPath(path) else { return nil }
-    if let item = try item(parsed, in: store) { return item.collection }
-    return try collection(parsed, in: store)
+    switch SecretPath(path) {
+    case .item(let collection, _)?: return try self.collection(.collection(collection), in: store)
+    case .aliasItem(let alias, _)?: return try self.collection(.alias(alias), in: store)
+    case let parsed?: return try collection(parsed, in: store)
+    case nil: return nil
+    }
+  }
+
+  /// The collection a path argument names for SetAlias and the master-password methods: a
+  /// collection or alias path, or an item's (its collection), as gnome-keyring takes them.
+  static func namedCollection(_ path: ObjectPath, in store: KeychainStore) throws(DBusError)
+    -> String
+  {
+    switch SecretPath(path) {
+    case .collection(let name)?, .item(let name, _)?:
+      guard (try? store.hasCollection(name)) == true else {
+        throw SecretServiceError.noSuchCollection
+      }
+      return name
+    case .alias(let alias)?, .aliasItem(let alias, _)?:
+      guard let name = try? store.alias(alias) else { throw SecretServiceError.noSuchCollection }
+      return name
+    default:
+      throw SecretServiceError.invalidCollectionPath
+    }
   }
 
   static func path(of item: ItemID) -> ObjectPath {
@@ -69,7 +92,7 @@ enum Resolver {
     case .noSuchCollection, .noSuchItem: return DBusError(.noSuchObject, error.description)
     case .limitExceeded: return DBusError(.limitsExceeded, error.description)
     case .invalid, .collectionExists: return DBusError(.invalidArgs, error.description)
-    case .wrongPassword: return DBusError(.gnomeDenied, error.description)
+    case .wrongPassword: return SecretServiceError.wrongPassword
     case .noSpace: return DBusError(.ioError, error.description)
     case .newerSchema, .unsafePermissions, .corrupt, .damaged:
       return DBusError(.failed, error.description)

@@ -62,9 +62,11 @@ struct ServiceInterface: DBusInterface {
       if !alias.isEmpty, let existing = try Resolver.mapped({ try store.alias(alias) }) {
         return [.objectPath(Resolver.path(ofCollection: existing)), .objectPath(SecretPath.none)]
       }
-      let label =
-        try DBusValue.property(properties, "org.freedesktop.Secret.Collection.Label", .string)?
-        .string ?? ""
+      // gnome-keyring takes the label and nothing else (an item's label given here included).
+      guard properties.keys.allSatisfy({ $0 == CollectionProperties.label }),
+        properties[CollectionProperties.label].map({ $0.type == .string }) ?? true
+      else { throw SecretServiceError.invalidProperties }
+      let label = properties[CollectionProperties.label]?.string ?? ""
       // A new collection needs a password, which only a prompt can ask for.
       let prompt = try await state.makePrompt(
         owner: request.caller, action: .createCollection(label: label, alias: alias))
@@ -122,15 +124,8 @@ struct ServiceInterface: DBusInterface {
     default:  // SetAlias
       let name: String = try request.argument(0)
       let target: ObjectPath = try request.argument(1)
-      var collection: String?
-      if target != SecretPath.none {
-        guard let parsed = SecretPath(target),
-          let found = try Resolver.collection(parsed, in: store)
-        else {
-          throw DBusError(.noSuchObject, "no collection at \(target)")
-        }
-        collection = found
-      }
+      let collection =
+        target == SecretPath.none ? nil : try Resolver.namedCollection(target, in: store)
       try await Blocking.run { [store, collection] in
         try Resolver.mapped { try store.setAlias(name, to: collection) }
       }

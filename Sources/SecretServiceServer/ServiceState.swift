@@ -81,18 +81,19 @@ actor ServiceState {
 
   func promptExists(_ id: String) -> Bool { prompts[id] != nil }
 
-  /// The prompt `id` if `caller` made it; any other connection is told it does not exist.
+  /// The prompt `id` if `caller` made it; another connection's is `AccessDenied`.
   private func ownedPrompt(_ id: String, caller: BusName) throws(DBusError) -> Prompt {
-    guard let prompt = prompts[id], prompt.owner == caller else {
-      throw DBusError(.noSuchObject, "no such prompt for this connection")
+    guard let prompt = prompts[id] else {
+      throw DBusError.noObject(SecretPath.prompt(id).objectPath)
     }
+    guard prompt.owner == caller else { throw SecretServiceError.invalidCaller }
     return prompt
   }
 
   /// Marks the caller's prompt started and returns its action; a prompt runs once.
   func startPrompt(_ id: String, caller: BusName) throws(DBusError) -> PromptAction {
     var prompt = try ownedPrompt(id, caller: caller)
-    guard !prompt.started else { throw DBusError(.failed, "the prompt is already running") }
+    guard !prompt.started else { throw SecretServiceError.promptShown }
     prompt.started = true
     prompts[id] = prompt
     return prompt.action

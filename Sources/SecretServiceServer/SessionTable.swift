@@ -47,23 +47,26 @@ final class SessionTable: Sendable {
   func exists(_ id: String) -> Bool { table.withLock { $0.sessions[id] != nil } }
 
   /// The cipher of a session the caller owns; `NoSession` for any other path, including a
-  /// session another connection opened.
-  func cipher(_ path: ObjectPath, caller: BusName) throws(DBusError) -> SessionCipher {
+  /// session another connection opened, worded as gnome-keyring words it: for reading secrets,
+  /// or with `wrapping` for the session a given secret came in.
+  func cipher(_ path: ObjectPath, caller: BusName, wrapping: Bool = false) throws(DBusError)
+    -> SessionCipher
+  {
     let session: Session? =
       if case .session(let id)? = SecretPath(path) { table.withLock { $0.sessions[id] } } else {
         nil
       }
     guard let session, session.owner == caller else {
-      throw DBusError(.noSession, "no such session \(path) for this connection")
+      throw wrapping ? SecretServiceError.noWrappingSession : SecretServiceError.noSession
     }
     return session.cipher
   }
 
+  /// Closes the caller's session; another connection's is `AccessDenied`.
   func close(_ id: String, caller: BusName) throws(DBusError) {
     try table.withLock { (table) throws(DBusError) in
-      guard let session = table.sessions[id], session.owner == caller else {
-        throw DBusError(.noSession, "no such session for this connection")
-      }
+      guard let session = table.sessions[id] else { throw SecretServiceError.noSession }
+      guard session.owner == caller else { throw SecretServiceError.invalidCaller }
       table.sessions[id] = nil
       table.perOwner[caller, default: 1] -= 1
     }

@@ -68,7 +68,7 @@ import Testing
     #expect(property.stdout == "s \"Hey\"\n")
     let unknown = try busctl(f, ["call"] + target + ["NoSuchMethod"])
     #expect(unknown.status != 0)
-    #expect(unknown.stderr.contains("no method NoSuchMethod"), "\(unknown.stderr)")
+    #expect(unknown.stderr.contains("No such method “NoSuchMethod”"), "\(unknown.stderr)")
     let tree = try busctl(f, ["tree", "org.example.Demo"])
     #expect(tree.stdout.contains("/org/example/Demo/child"))
     // The service is still answering after all of that.

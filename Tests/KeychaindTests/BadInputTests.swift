@@ -105,7 +105,7 @@ private struct BadCall: CustomStringConvertible {
       // Collection
       .init(
         path: missing, interface: collectionInterface, member: "Delete", body: [],
-        expected: .unknownObject),
+        expected: .unknownMethod),
       .init(
         path: login, interface: collectionInterface, member: "SearchItems",
         body: [[String: DBusValue]().dbusValue], expected: invalid),
@@ -143,14 +143,14 @@ private struct BadCall: CustomStringConvertible {
         body: [.string("secret")], expected: invalid),
       .init(
         path: "/org/freedesktop/secrets/collection/login/99999", interface: itemInterface,
-        member: "Delete", body: [], expected: .unknownObject),
+        member: "Delete", body: [], expected: .unknownMethod),
       // Sessions and prompts of other connections
       .init(
         path: foreign, interface: "org.freedesktop.Secret.Session", member: "Close",
-        body: [], expected: .noSession),
+        body: [], expected: .accessDenied),
       .init(
         path: "/org/freedesktop/secrets/prompt/p999", interface: "org.freedesktop.Secret.Prompt",
-        member: "Prompt", body: [.string("")], expected: .unknownObject),
+        member: "Prompt", body: [.string("")], expected: .unknownMethod),
       // gnome-keyring's extension
       .init(
         path: service, interface: gnome, member: "CreateWithMasterPassword",

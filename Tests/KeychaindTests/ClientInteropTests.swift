@@ -149,13 +149,13 @@ private let secretStorageScript = """
         daemon, "/org/freedesktop/secrets/collection/none",
         "org.freedesktop.Secret.Collection.SearchItems", ["{}"]
       )
-      .contains("org.freedesktop.DBus.Error.UnknownObject"))
+      .contains("org.freedesktop.DBus.Error.UnknownMethod: Object does not exist at path"))
     #expect(
       try gdbus(
         daemon, "/org/freedesktop/secrets/collection/login/999",
         "org.freedesktop.Secret.Item.Delete", []
       )
-      .contains("org.freedesktop.DBus.Error.UnknownObject"))
+      .contains("org.freedesktop.DBus.Error.UnknownMethod: Object does not exist at path"))
     let unlock = try gdbus(
       daemon, service, "org.freedesktop.Secret.Service.Unlock",
       ["['/org/freedesktop/secrets/aliases/default']"])

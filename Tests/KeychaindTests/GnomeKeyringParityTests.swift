@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: MIT
+//
+// gnome-keyring is the oracle: the same calls, made to gnome-keyring 42.1 and to keychaind in
+// the same test, must get the same answer, error name and message alike. The few differences
+// are listed with their reason.
+
+import Foundation
+import KeychainDBus
+import KeychainTesting
+import SecretServiceProtocol
+import Testing
+
+private let service: ObjectPath = "/org/freedesktop/secrets"
+private let login: ObjectPath = "/org/freedesktop/secrets/collection/login"
+
+/// One provider made ready for the calls: a session of ours and one of another connection, an
+/// item in the unlocked login collection, and a collection "Parity" locked with an item in it.
+private struct Prepared {
+  let client: Connection
+  let other: Connection
+  let session: ObjectPath
+  let foreignSession: ObjectPath
+  let item: ObjectPath
+  let lockedItem: ObjectPath
+  let parity: ObjectPath
+
+  static let password = "password"
+
+  init(bus: PrivateBus) async throws {
+    client = try await bus.connect()
+    other = try await bus.connect()
+    session = try await Self.openSession(client)
+    foreignSession = try await Self.openSession(other)
+    item = try await Self.createItem(client, session, in: login, label: "open")
+    parity = try #require(
+      try await client.callSecretService(
+        service, SecretService.gnomeInternalInterface, "CreateWithMasterPassword",
+        [
+          [CollectionProperties.label: DBusValue.string("Parity")].dbusValue,
+          Self.secret(session, "pw2"),
+        ])[0].objectPath)
+    lockedItem = try await Self.createItem(client, session, in: parity, label: "locked")
+    _ = try await client.callSecretService(
+      service, SecretService.serviceInterface, "Lock", [[parity].dbusValue])
+  }
+
+  private static func openSession(_ connection: Connection) async throws -> ObjectPath {
+    try #require(
+      try await connection.callSecretService(
+        service, SecretService.serviceInterface, "OpenSession",
+        [.string("plain"), .variant(.string(""))])[1].objectPath)
+  }
+
+  private static func createItem(
+    _ client: Connection, _ session: ObjectPath, in collection: ObjectPath, label: String
+  ) async throws -> ObjectPath {
+    try #require(
+      try await client.callSecretService(
+        collection, SecretService.collectionInterface, "CreateItem",
+        [
+          [
+            ItemProperties.label: DBusValue.string(label),
+            ItemProperties.attributes: ["parity": label].dbusValue,
+          ].dbusValue, secret(session, "secret"), .boolean(false),
+        ])[0].objectPath)
+  }
+
+  static func secret(_ session: ObjectPath, _ text: String) -> DBusValue {
+    Secret(session: session, parameters: [], value: Array(text.utf8), contentType: "text/plain")
+      .dbusValue
+  }
+
+  /// What a call answered: "ok", or the error's name and message with this provider's own
+  /// item and session paths replaced by placeholders.
+  func outcome(
+    _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ body: [DBusValue],
+    from connection: Connection? = nil
+  ) async -> String {
+    do {
+      _ = try await (connection ?? client).callSecretService(path, interface, member, body)
+      return "ok"
+    } catch {
+      var text = "\(error.name.rawValue): \(error.message)"
+      for (real, placeholder) in [
+        (lockedItem, "<locked item>"), (item, "<item>"), (foreignSession, "<foreign session>"),
+        (session, "<session>"),
+      ] {
+        text = text.replacingOccurrences(of: real.rawValue, with: placeholder)
+      }
+      return text
+    }
+  }
+}
+
+/// One call of the table: where, what, with what (built from the provider's objects).
+private struct ParityCall: Sendable {
+  let name: String
+  let make: @Sendable (Prepared) -> (ObjectPath, InterfaceName, MemberName, [DBusValue])
+  var fromOther = false
+}
+
+@Suite(.enabled(if: GnomeKeyring.executable != nil)) struct GnomeKeyringParityTests {
+  private static let item = SecretService.itemInterface
+  private static let collection = SecretService.collectionInterface
+  private static let serviceInterface = SecretService.serviceInterface
+  private static let gnome = SecretService.gnomeInternalInterface
+
+  private static var calls: [ParityCall] {
+    let dh = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
+    var calls: [ParityCall] = [
+      // Objects that do not exist: UnknownMethod, which libsecret ignores when dismissing.
+      .init(name: "GetSecret on a missing collection path") { p in
+        ("/org/freedesktop/secrets/collection/nope", item, "GetSecret", [.objectPath(p.session)])
+      },
+      .init(name: "Properties.Get on a missing item") { _ in
+        (
+          "/org/freedesktop/secrets/collection/login/9999", .properties, "Get",
+          [.string(item.rawValue), .string("Label")]
+        )
+      },
+      .init(name: "Delete on a missing alias") { _ in
+        ("/org/freedesktop/secrets/aliases/nope", collection, "Delete", [])
+      },
+      .init(name: "Close on a missing session") { _ in
+        ("/org/freedesktop/secrets/session/nope", SecretService.sessionInterface, "Close", [])
+      },
+      .init(name: "Dismiss on a missing prompt") { _ in
+        ("/org/freedesktop/secrets/prompt/nope", SecretService.promptInterface, "Dismiss", [])
+      },
+      .init(name: "a call under the service that names nothing") { p in
+        ("/org/freedesktop/secrets/nothing/here", item, "GetSecret", [.objectPath(p.session)])
+      },
+      .init(name: "Ping on a missing path") { _ in
+        ("/org/freedesktop/secrets/collection/nope", .peer, "Ping", [])
+      },
+      // Methods, interfaces, signatures.
+      .init(name: "an unknown method") { _ in (service, serviceInterface, "NoSuchMethod", []) },
+      .init(name: "an unknown interface") { _ in (service, "org.example.Nope", "Foo", []) },
+      .init(name: "an interface the object does not have") { p in
+        (service, item, "GetSecret", [.objectPath(p.session)])
+      },
+      .init(name: "SearchItems with a string") { _ in
+        (service, serviceInterface, "SearchItems", [.string("app")])
+      },
+      // Sessions.
+      .init(name: "OpenSession with an unknown algorithm") { _ in
+        (service, serviceInterface, "OpenSession", [.string("nope"), .variant(.string(""))])
+      },
+      .init(name: "OpenSession plain with a number") { _ in
+        (service, serviceInterface, "OpenSession", [.string("plain"), .variant(.uint32(5))])
+      },
+      .init(name: "OpenSession DH with a string") { _ in
+        (service, serviceInterface, "OpenSession", [.string(dh), .variant(.string("abc"))])
+      },
+      .init(name: "OpenSession DH with no key") { _ in
+        (service, serviceInterface, "OpenSession", [.string(dh), .variant(.bytes([]))])
+      },
+      .init(name: "GetSecret with a missing session") { p in
+        (p.item, item, "GetSecret", [.objectPath("/org/freedesktop/secrets/session/nope")])
+      },
+      .init(name: "GetSecret with another connection's session") { p in
+        (p.item, item, "GetSecret", [.objectPath(p.foreignSession)])
+      },
+      .init(name: "GetSecrets with a missing session") { p in
+        (
+          service, serviceInterface, "GetSecrets",
+          [[p.item].dbusValue, .objectPath("/org/freedesktop/secrets/session/nope")]
+        )
+      },
+      .init(name: "Close another connection's session") { p in
+        (p.foreignSession, SecretService.sessionInterface, "Close", [])
+      },
+      // Creating.
+      .init(name: "CreateCollection with an item's label") { _ in
+        (
+          service, serviceInterface, "CreateCollection",
+          [[ItemProperties.label: DBusValue.string("x")].dbusValue, .string("")]
+        )
+      },
+      .init(name: "CreateCollection with a numeric label") { _ in
+        (
+          service, serviceInterface, "CreateCollection",
+          [[CollectionProperties.label: DBusValue.int32(5)].dbusValue, .string("")]
+        )
+      },
+      .init(name: "CreateWithMasterPassword with an unknown property") { p in
+        (
+          service, gnome, "CreateWithMasterPassword",
+          [
+            ["org.example.Unknown": DBusValue.string("x")].dbusValue,
+            Prepared.secret(p.session, "x"),
+          ]
+        )
+      },
+      .init(name: "CreateItem with an unknown property") { p in
+        (
+          login, collection, "CreateItem",
+          [
+            ["org.example.Unknown": DBusValue.string("x")].dbusValue,
+            Prepared.secret(p.session, "x"), .boolean(false),
+          ]
+        )
+      },
+      .init(name: "CreateItem with a numeric label") { p in
+        (
+          login, collection, "CreateItem",
+          [
+            [ItemProperties.label: DBusValue.int32(5)].dbusValue, Prepared.secret(p.session, "x"),
+            .boolean(false),
+          ]
+        )
+      },
+      .init(name: "CreateItem setting Locked") { p in
+        (
+          login, collection, "CreateItem",
+          [
+            ["org.freedesktop.Secret.Item.Locked": DBusValue.boolean(true)].dbusValue,
+            Prepared.secret(p.session, "x"), .boolean(false),
+          ]
+        )
+      },
+      .init(name: "CreateItem with a missing session") { _ in
+        (
+          login, collection, "CreateItem",
+          [
+            [ItemProperties.label: DBusValue.string("x")].dbusValue,
+            Prepared.secret("/org/freedesktop/secrets/session/nope", "x"), .boolean(false),
+          ]
+        )
+      },
+      .init(name: "CreateItem with another connection's session") { p in
+        (
+          login, collection, "CreateItem",
+          [
+            [ItemProperties.label: DBusValue.string("x")].dbusValue,
+            Prepared.secret(p.foreignSession, "x"), .boolean(false),
+          ]
+        )
+      },
+    ]
+    calls += [
+      // Locked objects.
+      .init(name: "CreateItem in a locked collection") { p in
+        (
+          p.parity, collection, "CreateItem",
+          [
+            [ItemProperties.label: DBusValue.string("x")].dbusValue,
+            Prepared.secret(p.session, "x"), .boolean(true),
+          ]
+        )
+      },
+      .init(name: "GetSecret of a locked item") { p in
+        (p.lockedItem, item, "GetSecret", [.objectPath(p.session)])
+      },
+      .init(name: "SetSecret of a locked item") { p in
+        (p.lockedItem, item, "SetSecret", [Prepared.secret(p.session, "x")])
+      },
+      .init(name: "Set the label of a locked item") { p in
+        (
+          p.lockedItem, .properties, "Set",
+          [.string(item.rawValue), .string("Label"), .variant(.string("x"))]
+        )
+      },
+      .init(name: "Delete a locked item") { p in (p.lockedItem, item, "Delete", []) },
+      // Properties.
+      .init(name: "Set a read-only property") { p in
+        (
+          p.item, .properties, "Set",
+          [.string(item.rawValue), .string("Locked"), .variant(.boolean(true))]
+        )
+      },
+      .init(name: "Set a label of the wrong type") { p in
+        (
+          p.item, .properties, "Set",
+          [.string(item.rawValue), .string("Label"), .variant(.int32(5))]
+        )
+      },
+      .init(name: "Set attributes of the wrong type") { p in
+        (
+          p.item, .properties, "Set",
+          [.string(item.rawValue), .string("Attributes"), .variant(.string("x"))]
+        )
+      },
+      .init(name: "Get an unknown property") { p in
+        (p.item, .properties, "Get", [.string(item.rawValue), .string("NoSuchProp")])
+      },
+      .init(name: "Get from an unknown interface") { p in
+        (p.item, .properties, "Get", [.string("org.example.Nope"), .string("x")])
+      },
+      .init(name: "GetAll of the empty interface name") { p in
+        (p.item, .properties, "GetAll", [.string("")])
+      },
+      // Aliases, locking, passwords.
+      .init(name: "ReadAlias of an unknown alias") { _ in
+        (service, serviceInterface, "ReadAlias", [.string("nope")])
+      },
+      .init(name: "SetAlias to a missing collection") { _ in
+        (
+          service, serviceInterface, "SetAlias",
+          [.string("default"), .objectPath("/org/freedesktop/secrets/collection/nope")]
+        )
+      },
+      .init(name: "SetAlias to a path that is not a collection's") { _ in
+        (
+          service, serviceInterface, "SetAlias",
+          [.string("default"), .objectPath("/org/freedesktop/secrets/nothing/here")]
+        )
+      },
+      .init(name: "Unlock a missing collection") { _ in
+        (
+          service, serviceInterface, "Unlock",
+          [[ObjectPath("/org/freedesktop/secrets/collection/nope")].dbusValue]
+        )
+      },
+      .init(name: "UnlockWithMasterPassword with a wrong password") { p in
+        (
+          service, gnome, "UnlockWithMasterPassword",
+          [.objectPath(p.parity), Prepared.secret(p.session, "wrong")]
+        )
+      },
+      .init(name: "UnlockWithMasterPassword of a missing collection") { p in
+        (
+          service, gnome, "UnlockWithMasterPassword",
+          [
+            .objectPath("/org/freedesktop/secrets/collection/nope"),
+            Prepared.secret(p.session, "x"),
+          ]
+        )
+      },
+      .init(name: "ChangeWithMasterPassword with a wrong password") { p in
+        (
+          service, gnome, "ChangeWithMasterPassword",
+          [
+            .objectPath(login), Prepared.secret(p.session, "wrong"),
+            Prepared.secret(p.session, "new"),
+          ]
+        )
+      },
+    ]
+    return calls
+  }
+
+  @Test func badCallsGetGnomeKeyringsAnswers() async throws {
+    let gnome = try await GnomeKeyring()
+    let daemon = try await DaemonProcess(password: Prepared.password)
+    let theirs = try await Prepared(bus: gnome.bus)
+    let ours = try await Prepared(bus: daemon.bus)
+    var differences: [String] = []
+    for call in Self.calls {
+      let (path, interface, member, body) = call.make(theirs)
+      let expected = await theirs.outcome(
+        path, interface, member, body, from: call.fromOther ? theirs.other : nil)
+      let (ourPath, ourInterface, ourMember, ourBody) = call.make(ours)
+      let got = await ours.outcome(
+        ourPath, ourInterface, ourMember, ourBody, from: call.fromOther ? ours.other : nil)
+      if got != expected {
+        differences.append("\(call.name):\n  gnome-keyring: \(expected)\n  keychaind:     \(got)")
+      }
+    }
+    #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
+  }
+}
