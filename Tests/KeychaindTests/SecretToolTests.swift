@@ -109,6 +109,37 @@ import Testing
     #expect(daemon.isRunning)
   }
 
+  /// A collection seen unlocked in this run and then locked still shows its items' label,
+  /// attributes and dates, as gnome-keyring does, while the secret needs an unlock: the same
+  /// steps against both, compared line by line with the clock's digits blanked.
+  @Test(.enabled(if: GnomeKeyring.executable != nil, "gnome-keyring is not installed"))
+  func aLockedCollectionStillShowsWhatWasSeenOfIt() async throws {
+    func search(_ environment: [String: String]) throws -> String {
+      func run(_ executable: String, _ arguments: [String], _ stdin: String = "") throws
+        -> CommandResult
+      {
+        try runCommand(executable, arguments, environment: environment, stdin: Array(stdin.utf8))
+      }
+      #expect(
+        try run("secret-tool", ["store", "--label=Mail", "app", "mail"], "hidden").status == 0)
+      #expect(try run(KeychainctlTests.keychainctl, ["lock", "--collection", "Login"]).status == 0)
+      let found = try run("secret-tool", ["search", "--all", "app", "mail"])
+      return found.stderr + found.stdout
+    }
+    func withoutDates(_ text: String) -> String {
+      text.replacing(/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}/, with: "<date>")
+    }
+    let daemon = try await DaemonProcess()
+    let ours = try search(daemon.environment)
+    let gnome = try await GnomeKeyring()
+    let theirs = try search(gnome.environment)
+    #expect(withoutDates(ours) == withoutDates(theirs))
+    #expect(ours.contains("label = Mail\n") && ours.contains("attribute.app = mail"), "\(ours)")
+    #expect(ours.contains("Cannot get secret of a locked object") && !ours.contains("hidden"))
+    // A real date, not the epoch a locked item answered before.
+    #expect(ours.contains("created = 2") && !ours.contains("1970-01-01"), "\(ours)")
+  }
+
   @Test func sigtermEndsTheDaemonCleanly() async throws {
     let daemon = try await DaemonProcess()
     #expect(daemon.terminate() == 0)
