@@ -17,7 +17,7 @@ struct Keychaind: AsyncParsableCommand {
     abstract: "A Secret Service provider: owns org.freedesktop.secrets on the session bus.",
     discussion: """
       Runs in the foreground. With no session bus (DBUS_SESSION_BUS_ADDRESS unset) it starts a
-      private one through dbus-run-session and prints its address for clients.
+      private dbus-daemon that ends with it, and prints its address for clients.
       """,
     version: "0.1.0")
 
@@ -41,7 +41,10 @@ struct Keychaind: AsyncParsableCommand {
     ))
   var unlock = false
 
-  @Flag(help: "Take org.freedesktop.secrets over from the process that owns it.")
+  @Flag(
+    help:
+      "Take org.freedesktop.secrets over from its owner (gnome-keyring is asked to quit through its control socket)."
+  )
   var replace = false
 
   @Flag(help: "Log debugging detail (never secrets, passwords or attribute values).")

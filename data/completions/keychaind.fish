@@ -80,7 +80,7 @@ complete -c 'keychaind' -f
 complete -c 'keychaind' -n '__keychaind_should_offer_completions_for_flags_or_options "keychaind" data-dir' -l 'data-dir' -d 'Where the store lives (default: data-dir in the configuration, or $XDG_DATA_HOME/keychaind).' -rfka ''
 complete -c 'keychaind' -n '__keychaind_should_offer_completions_for_flags_or_options "keychaind" config' -l 'config' -d 'The configuration file (default: $XDG_CONFIG_HOME/keychaind/keychaind.conf).' -rfka ''
 complete -c 'keychaind' -n '__keychaind_should_offer_completions_for_flags_or_options "keychaind" unlock' -l 'unlock' -d 'Create the login collection with a password, or unlock it.'
-complete -c 'keychaind' -n '__keychaind_should_offer_completions_for_flags_or_options "keychaind" replace' -l 'replace' -d 'Take org.freedesktop.secrets over from the process that owns it.'
+complete -c 'keychaind' -n '__keychaind_should_offer_completions_for_flags_or_options "keychaind" replace' -l 'replace' -d 'Take org.freedesktop.secrets over from its owner (gnome-keyring is asked to quit through its control socket).'
 complete -c 'keychaind' -n '__keychaind_should_offer_completions_for_flags_or_options "keychaind" verbose' -l 'verbose' -d 'Log debugging detail (never secrets, passwords or attribute values).'
 complete -c 'keychaind' -n '__keychaind_should_offer_completions_for_flags_or_options "keychaind" version' -l 'version' -d 'Show the version.'
 complete -c 'keychaind' -n '__keychaind_should_offer_completions_for_flags_or_options "keychaind" h help' -s 'h' -l 'help' -d 'Show help information.'
