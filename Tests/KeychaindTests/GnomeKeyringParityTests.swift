@@ -359,4 +359,55 @@ private struct ParityCall: Sendable {
     }
     #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
   }
+
+  /// The differences README lists, as each provider answers them today: if either changes,
+  /// the list must change with it.
+  @Test func theListedDifferencesAreWhatEachAnswers() async throws {
+    let gnome = try await GnomeKeyring()
+    let daemon = try await DaemonProcess(password: Prepared.password)
+    func answers(_ prepared: Prepared) async throws -> [String] {
+      // A prompt dismissed, then called again: gone in both, with different words.
+      let unlock = try await prepared.client.callSecretService(
+        service, Self.serviceInterface, "Unlock", [[prepared.parity].dbusValue])
+      let prompt = try #require(unlock[1].objectPath)
+      _ = try await prepared.client.callSecretService(
+        prompt, SecretService.promptInterface, "Dismiss", [])
+      let again = await prepared.outcome(prompt, SecretService.promptInterface, "Dismiss", [])
+      let alias = await prepared.outcome(
+        service, Self.serviceInterface, "SetAlias", [.string("work"), .objectPath(login)])
+      // replace=true with fewer attributes than an existing item has.
+      for (attributes, replace) in [(["acct": "bob", "site": "x"], false), (["site": "x"], true)] {
+        _ = try await prepared.client.callSecretService(
+          login, Self.collection, "CreateItem",
+          [
+            [
+              ItemProperties.label: DBusValue.string("replace"),
+              ItemProperties.attributes: attributes.dbusValue,
+            ].dbusValue, Prepared.secret(prepared.session, "x"), .boolean(replace),
+          ])
+      }
+      let found = try await prepared.client.callSecretService(
+        service, Self.serviceInterface, "SearchItems", [["site": "x"].dbusValue])
+      guard case .array(_, let unlocked) = found[0] else { throw TestingError("SearchItems") }
+      let items = unlocked.count
+      return [
+        again.replacingOccurrences(of: prompt.rawValue, with: "<prompt>"), alias,
+        "\(items) item(s) after the replace",
+      ]
+    }
+    let theirs = try await answers(try await Prepared(bus: gnome.bus))
+    #expect(
+      theirs == [
+        "org.freedesktop.DBus.Error.UnknownMethod: "
+          + "Method Dismiss is not implemented on interface org.freedesktop.Secret.Prompt",
+        "org.freedesktop.DBus.Error.NotSupported: Only the 'default' alias is supported",
+        "1 item(s) after the replace",
+      ])
+    let ours = try await answers(try await Prepared(bus: daemon.bus))
+    #expect(
+      ours == [
+        "org.freedesktop.DBus.Error.UnknownMethod: Object does not exist at path “<prompt>”", "ok",
+        "2 item(s) after the replace",
+      ])
+  }
 }
