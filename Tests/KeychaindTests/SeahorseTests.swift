@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+//
+// Seahorse itself on a virtual display (Tests/clients/seahorse.py), kept open while items and
+// keyrings change under it: it must stay alive and list what the provider holds, read back from
+// its accessibility tree. Run against keychaind and, with the same steps, against gnome-keyring.
+
+import Foundation
+import KeychainTesting
+import Testing
+
+@Suite(
+  .enabled(
+    if: [
+      "/usr/bin/seahorse", "/usr/bin/Xvfb", "/usr/bin/xdotool", "/usr/libexec/at-spi-bus-launcher",
+    ]
+    .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+      && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/pyatspi"),
+    "Seahorse, Xvfb, xdotool or AT-SPI (python3-pyatspi, at-spi2-core) is not installed"))
+struct SeahorseTests {
+  private static let script =
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("clients/seahorse.py").path
+
+  /// What the script expects: an unlocked login collection with this password holding A and B.
+  private static func seahorse(provider: String, _ environment: [String: String]) throws
+    -> CommandResult
+  {
+    for label in ["A", "B"] {
+      let stored = try runCommand(
+        "/usr/bin/secret-tool", ["store", "--label=\(label)", "app", label.lowercased()],
+        environment: environment, stdin: Array("secret".utf8))
+      #expect(stored.status == 0, "\(stored.stderr)")
+    }
+    return try runCommand(
+      "/usr/bin/python3", [script, KeychainctlTests.keychainctl, provider],
+      environment: environment, timeout: .seconds(180))
+  }
+
+  @Test func seahorseFollowsEveryChangeOnKeychaind() async throws {
+    let daemon = try await DaemonProcess(password: "password")
+    let result = try Self.seahorse(provider: "keychaind", daemon.environment)
+    #expect(result.status == 0 && result.stdout == "OK\n", "\(result.stderr)\n\(daemon.log)")
+  }
+
+  @Test(.enabled(if: GnomeKeyring.executable != nil, "gnome-keyring is not installed"))
+  func theSameStepsOnGnomeKeyring() async throws {
+    let gnome = try await GnomeKeyring()
+    let result = try Self.seahorse(provider: "gnome-keyring", gnome.environment)
+    #expect(result.status == 0 && result.stdout == "OK\n", "\(result.stderr)")
+  }
+}
