@@ -33,7 +33,7 @@ struct SeahorseTests {
     }
     return try runCommand(
       "/usr/bin/python3", [script, KeychainctlTests.keychainctl, provider],
-      environment: environment, timeout: .seconds(180))
+      environment: environment, timeout: .seconds(300))
   }
 
   @Test func seahorseFollowsEveryChangeOnKeychaind() async throws {

@@ -66,7 +66,7 @@ def run(*command, stdin=""):
     return done.stdout
 
 
-def wait_until(step, condition, describe, seconds=30):
+def wait_until(step, condition, describe, seconds=90):
     """Polls condition() until it holds: a bound for slow machines, not a speed check."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
