@@ -168,6 +168,24 @@ public enum AESCBC {
     }
   }
 
+  /// Decrypts whole blocks and removes nothing: for gnome-keyring's keyring files, which pad
+  /// with zeros and check their content with a digest instead.
+  public static func decryptBlocks<Bytes: ByteInput>(
+    _ ciphertext: Bytes, key: SecureBytes, iv: [UInt8]
+  ) throws -> SecureBytes {
+    try check(key: key, iv: iv)
+    let cipher = try Cipher(algorithm: GCRY_CIPHER_AES, mode: GCRY_CIPHER_MODE_CBC, key: key)
+    try cipher.setIV(iv)
+    return try ciphertext.withUnsafeBytes { input in
+      guard input.count % blockSize == 0 else {
+        throw CryptoError.invalidInput("CBC ciphertext must be a multiple of 16 bytes")
+      }
+      return try SecureBytes(count: input.count) { out in
+        try cipher.apply(gcry_cipher_decrypt, input: input, output: out)
+      }
+    }
+  }
+
   private static func check(key: SecureBytes, iv: [UInt8]) throws {
     guard key.count == keySize else {
       throw CryptoError.invalidInput("AES-128 needs a 16-byte key")

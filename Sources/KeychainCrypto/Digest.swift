@@ -34,6 +34,20 @@ public enum SHA1 {
   }
 }
 
+/// MD5, for reading gnome-keyring's keyring files only: they check their decrypted content with
+/// it and keep hashed attribute values as its hex. Never used for security.
+public enum MD5 {
+  /// The MD5 digest of `data` (16 bytes).
+  public static func hash<Bytes: ByteInput>(_ data: Bytes) -> [UInt8] {
+    Gcrypt.ensureInitialized()
+    var digest = [UInt8](repeating: 0, count: 16)
+    data.withUnsafeBytes { input in
+      gcry_md_hash_buffer(Int32(GCRY_MD_MD5.rawValue), &digest, input.baseAddress, input.count)
+    }
+    return digest
+  }
+}
+
 /// HMAC-SHA256 (RFC 2104), with the key and the state in secure memory.
 public enum HMACSHA256 {
   /// The MAC of the concatenation of `parts` under `key`.

@@ -62,6 +62,36 @@ public enum KeyDerivation {
     }
   }
 
+  /// gnome-keyring's key derivation for its keyring files: SHA-256 of the password followed by
+  /// the salt, then SHA-256 of the digest `iterations - 1` more times (32 bytes: an AES-128 key
+  /// and its CBC IV). Every intermediate digest stays in secure memory.
+  public static func iteratedSHA256(
+    password: SecureBytes, salt: [UInt8], iterations: Int
+  ) throws -> SecureBytes {
+    guard iterations >= 1 else { throw CryptoError.invalidInput("no iterations") }
+    Gcrypt.ensureInitialized()
+    var handle: gcry_md_hd_t?
+    try Gcrypt.check(
+      gcry_md_open(&handle, Int32(GCRY_MD_SHA256.rawValue), UInt32(GCRY_MD_FLAG_SECURE.rawValue)))
+    defer { gcry_md_close(handle) }
+    let digest = SecureScratch(capacity: SHA256.byteCount)
+    password.withUnsafeBytes { p in gcry_md_write(handle, p.baseAddress, p.count) }
+    gcry_md_write(handle, salt, salt.count)
+    for round in 0..<iterations {
+      digest.withUnsafeMutableBytes { out in
+        // The digest lives in the handle's secure memory until the next reset.
+        out.copyMemory(
+          from: UnsafeRawBufferPointer(
+            start: gcry_md_read(handle, Int32(GCRY_MD_SHA256.rawValue)), count: out.count))
+        if round < iterations - 1 {
+          gcry_md_reset(handle)
+          gcry_md_write(handle, out.baseAddress, out.count)
+        }
+      }
+    }
+    return digest.prefix(SHA256.byteCount)
+  }
+
   /// PBKDF2-HMAC-SHA256 (RFC 8018) of `password`, `length` bytes.
   public static func pbkdf2SHA256(
     password: SecureBytes, salt: [UInt8], iterations: UInt, length: Int = 32

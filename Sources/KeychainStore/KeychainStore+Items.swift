@@ -75,16 +75,19 @@ extension KeychainStore {
     return (item, replaced)
   }
 
-  /// Adds one sealed item and its index digests inside the caller's transaction.
-  private func insert(
+  /// Adds one sealed item and its index digests inside the caller's transaction: created and
+  /// modified at `stamp` unless `created` says otherwise, numbered by SQLite unless `id` (free,
+  /// checked by the caller) is given.
+  func insert(
     _ payload: ItemPayload, digests: [Data], into collection: String, collectionID: Int64,
-    key: SecureBytes, stamp: Int64, _ db: Database
+    key: SecureBytes, stamp: Int64, created: Int64? = nil, id: Int64? = nil, _ db: Database
   ) throws -> ItemID {
     if collection == Self.sessionCollection { sessionHasItems.withLock { $0 = true } }
     // The id is part of the associated data, so the row exists before its ciphertext.
     try db.execute(
-      sql: "INSERT INTO item (collectionID, created, modified, sealed) VALUES (?, ?, ?, x'')",
-      arguments: [collectionID, stamp, stamp])
+      sql:
+        "INSERT INTO item (id, collectionID, created, modified, sealed) VALUES (?, ?, ?, ?, x'')",
+      arguments: [id, collectionID, created ?? stamp, stamp])
     let item = ItemID(collection: collection, id: db.lastInsertedRowID)
     try db.execute(
       sql: "UPDATE item SET sealed = ? WHERE id = ?",
@@ -219,21 +222,30 @@ extension KeychainStore {
   }
 }
 
-/// One item for `importItems`.
+/// One item for `importItems` and `merge`.
 public struct ImportedItem: Sendable {
   public var label: String
   public var attributes: [String: String]
   public var secret: SecureBytes
   public var contentType: String
+  /// The number it had where it came from: kept as its id (and so its D-Bus path) if free.
+  public var preferredID: Int64?
+  /// Its dates where it came from; now if nil.
+  public var created: Date?
+  public var modified: Date?
 
   public init(
     label: String, attributes: [String: String], secret: SecureBytes,
-    contentType: String = "text/plain"
+    contentType: String = "text/plain", preferredID: Int64? = nil, created: Date? = nil,
+    modified: Date? = nil
   ) {
     self.label = label
     self.attributes = attributes
     self.secret = secret
     self.contentType = contentType
+    self.preferredID = preferredID
+    self.created = created
+    self.modified = modified
   }
 }
 

@@ -78,6 +78,24 @@ enum Schema {
           arguments: [try keys.indexMAC(item: id, digests: digests), id])
       }
     }
+    // What was imported from where (gnome-keyring's files), so that an unchanged source is not
+    // read again and a changed one is merged. Paths and file identities only: nothing secret.
+    migrator.registerMigration("v3-import-sources") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE import_source (
+            path TEXT PRIMARY KEY,           -- the source file, e.g. ~/.local/share/keyrings/login.keyring
+            collection TEXT NOT NULL,        -- the collection it went into
+            device INTEGER NOT NULL,
+            inode INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            modifiedNS INTEGER NOT NULL,
+            sha256 BLOB NOT NULL,
+            importedAt INTEGER NOT NULL,
+            result TEXT NOT NULL             -- what the last import did, for reports
+          ) WITHOUT ROWID;
+          """)
+    }
     return migrator
   }
 }
