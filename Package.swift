@@ -59,6 +59,9 @@ let package = Package(
         "KeychainCore", "KeychainCrypto", .product(name: "GRDB", package: "GRDB.swift"),
       ]),
 
+    // gnome-keyring's keyring files, read and merged into the store; no D-Bus in it.
+    .target(name: "KeychainImport", dependencies: ["KeychainStore", "KeychainCrypto"]),
+
     // What the daemon and the clients share: names, paths, the secret struct, sessions.
     .target(name: "SecretServiceProtocol", dependencies: ["KeychainDBus", "KeychainCrypto"]),
 
@@ -95,7 +98,7 @@ let package = Package(
       name: "SecretServiceServer",
       dependencies: [
         "SecretServiceProtocol", "KeychainStore", "KeychainCore", "KeychainDBus", "KeychainCrypto",
-        "CKeychainProcess", .product(name: "Logging", package: "swift-log"),
+        "KeychainImport", "CKeychainProcess", .product(name: "Logging", package: "swift-log"),
       ]),
 
     // gnome-keyring's control protocol (pam_gnome_keyring's socket): wire format and client.
@@ -105,7 +108,7 @@ let package = Package(
       name: "keychaind",
       dependencies: [
         "CKeychainProcess", "SecretServiceServer", "KeychainStore", "KeychainCrypto",
-        "KeychainDBus", "KeyringControl", "SecretServiceProtocol",
+        "KeychainDBus", "KeyringControl", "SecretServiceProtocol", "KeychainImport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -145,7 +148,7 @@ let package = Package(
     .testTarget(
       name: "KeychainStoreTests",
       dependencies: [
-        "KeychainStore", "KeychainCore", "KeychainCrypto", "KeychainTesting",
+        "KeychainStore", "KeychainCore", "KeychainCrypto", "KeychainTesting", "KeychainImport",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(

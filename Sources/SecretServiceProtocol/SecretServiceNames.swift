@@ -24,6 +24,8 @@ public enum SecretService {
   /// Seahorse and by headless scripts.
   public static let gnomeInternalInterface: InterfaceName =
     "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
+  /// keychaind's own: importing gnome-keyring's keyrings on request (`keychainctl import`).
+  public static let importInterface: InterfaceName = "org.keychain_linux.Import"
 }
 
 extension ErrorName {

@@ -145,7 +145,7 @@ struct ChangeSignals {
 
   private func collection(_ name: String) -> ObjectPath { Resolver.path(ofCollection: name) }
 
-  private func afterReply(_ action: @escaping @Sendable () async -> Void) {
+  func afterReply(_ action: @escaping @Sendable () async -> Void) {
     if let request {
       request.afterReply(action)
     } else {
@@ -173,7 +173,7 @@ struct ChangeSignals {
   }
 
   /// The collection's `Items`, soon (see `ListAnnouncer`).
-  private func itemsChanged(_ name: String) {
+  func itemsChanged(_ name: String) {
     state.announcer.itemsChanged(name, connection: connection, store: store, logger: state.logger)
   }
 

@@ -49,12 +49,15 @@ struct GnomeKeyringInterface: DBusInterface {
       let password = try await secret(request, 1)
       let label = properties[CollectionProperties.label]?.string ?? ""
       let store = store
-      let name = try await Blocking.run {
-        try Resolver.mapped {
+      let hook = state.passwordHook
+      let (name, hooked) = try await Blocking.run {
+        let name = try Resolver.mapped {
           try Collections.create(label: label, alias: "", password: password, in: store)
         }
+        return (name, hook?(password) ?? PasswordHookEffects())
       }
       await signals.collectionCreated(name)
+      await signals.announce(hooked)
       return [.objectPath(Resolver.path(ofCollection: name))]
     case "UnlockWithMasterPassword":
       let collection = try collection(request, 0)
@@ -62,13 +65,17 @@ struct GnomeKeyringInterface: DBusInterface {
       let store = store
       // gnome-keyring takes any password for a collection that is already unlocked.
       let wasLocked = store.isLocked(collection)
+      var hooked = PasswordHookEffects()
       if wasLocked {
-        try await Blocking.run {
+        let hook = state.passwordHook
+        hooked = try await Blocking.run {
           try Resolver.mapped { try store.unlock(collection, password: password) }
+          return hook?(password) ?? PasswordHookEffects()
         }
       }
       await signals.lockChanged(
         [collection], changed: wasLocked ? [collection] : [], locked: false)
+      await signals.announce(hooked)
       state.unlocked([collection])
       return []
     case "ChangeWithMasterPassword":

@@ -22,6 +22,8 @@ struct PromptOutcome: Sendable {
   var created: String?
   /// A collection whose password this prompt changed.
   var changed: String?
+  /// What the password hook did with the password typed.
+  var hooked = PasswordHookEffects()
 }
 
 /// Runs the action of a prompt in a pinentry dialog.
@@ -30,12 +32,14 @@ final class PromptRunner: Sendable {
   /// The pinentry program; nil when prompting is turned off.
   let pinentry: String?
   let logger: Logger
+  let passwordHook: PasswordHook?
   private let queue = PromptQueue()
 
-  init(store: KeychainStore, pinentry: String?, logger: Logger) {
+  init(store: KeychainStore, pinentry: String?, logger: Logger, passwordHook: PasswordHook?) {
     self.store = store
     self.pinentry = pinentry
     self.logger = logger
+    self.passwordHook = passwordHook
   }
 
   /// Waits for its turn, then runs `action`. Cancelling the task closes the dialog.
@@ -95,16 +99,21 @@ final class PromptRunner: Sendable {
       defer { dialog.close() }
       for collection in locked {
         let label = (try? store.collection(collection).label) ?? collection
+        var typed: SecureBytes?
         let accepted = try dialog.askExisting(
           .unlock(label: label, isLogin: collection == KeychainStore.loginCollection),
           wrongPassword: PromptTexts.wrongUnlockPassword
-        ) { password in try unlocks(collection, password) }
-        guard accepted else {
+        ) { password in
+          typed = password
+          return try unlocks(collection, password)
+        }
+        guard accepted, let typed else {
           outcome.dismissed = true
           outcome.result = action.emptyResult
           return outcome
         }
         outcome.unlocked.append(collection)
+        if let passwordHook { outcome.hooked.merge(passwordHook(typed)) }
       }
       return outcome
     case .createCollection(let label, let alias):
@@ -117,7 +126,8 @@ final class PromptRunner: Sendable {
       let password = try dialog.askNew(.create(label: label.isEmpty ? "Unnamed" : label))
       let name = try Collections.create(label: label, alias: alias, password: password, in: store)
       return PromptOutcome(
-        dismissed: false, result: .objectPath(Resolver.path(ofCollection: name)), created: name)
+        dismissed: false, result: .objectPath(Resolver.path(ofCollection: name)), created: name,
+        hooked: passwordHook?(password) ?? PasswordHookEffects())
     case .changePassword(let collection):
       let label = try store.collection(collection).label
       let dialog = try handle.open(pinentry, logger: logger)

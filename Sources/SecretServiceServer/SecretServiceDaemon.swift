@@ -18,7 +18,10 @@ struct SecretTree: ObjectTree {
     guard let parsed = SecretPath(path) else { return nil }
     switch parsed {
     case .service:
-      return [ServiceInterface(state: state), GnomeKeyringInterface(state: state)]
+      return [
+        ServiceInterface(state: state), GnomeKeyringInterface(state: state),
+        ImportInterface(state: state),
+      ]
     case .collection, .alias:
       return try Resolver.collection(parsed, in: store).map {
         [CollectionInterface(state: state, name: $0)]
@@ -60,11 +63,16 @@ public final class SecretServiceDaemon: Sendable {
   ///     prompting off, and prompts then complete dismissed.
   ///   - holdingCalls: calls wait until `answerCalls()`: for start-up work (an unlock) that
   ///     runs once the name is owned.
+  ///   - passwordHook: runs with each password that unlocks or creates a collection through a
+  ///     prompt or the master-password interface (keychaind imports gnome-keyring's keyrings).
   public init(
-    store: KeychainStore, pinentry: String? = "pinentry", logger: Logger, holdingCalls: Bool = false
+    store: KeychainStore, pinentry: String? = "pinentry", logger: Logger,
+    holdingCalls: Bool = false,
+    passwordHook: PasswordHook? = nil
   ) {
     state = ServiceState(
-      store: store, pinentry: pinentry, logger: logger, holdingCalls: holdingCalls)
+      store: store, pinentry: pinentry, logger: logger, holdingCalls: holdingCalls,
+      passwordHook: passwordHook)
     self.logger = logger
   }
 

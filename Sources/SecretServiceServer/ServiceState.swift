@@ -49,11 +49,19 @@ actor ServiceState {
   private var prompts: [String: Prompt] = [:]
   private var nextID = 1
 
-  init(store: KeychainStore, pinentry: String?, logger: Logger, holdingCalls: Bool) {
+  /// What runs with a password that opened or made a collection (see `PasswordHook`).
+  nonisolated let passwordHook: PasswordHook?
+
+  init(
+    store: KeychainStore, pinentry: String?, logger: Logger, holdingCalls: Bool,
+    passwordHook: PasswordHook?
+  ) {
     self.store = store
     gate = CallGate(open: !holdingCalls)
     self.logger = logger
-    prompter = PromptRunner(store: store, pinentry: pinentry, logger: logger)
+    self.passwordHook = passwordHook
+    prompter = PromptRunner(
+      store: store, pinentry: pinentry, logger: logger, passwordHook: passwordHook)
   }
 
   private func makeID(_ prefix: String) -> String {

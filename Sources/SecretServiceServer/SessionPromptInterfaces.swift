@@ -60,6 +60,7 @@ struct PromptInterface: DBusInterface {
         if let created = outcome.created { await signals.collectionCreated(created) }
         await signals.lockChanged(
           outcome.unlocked, changed: Set(outcome.unlocked), locked: false)
+        await signals.announce(outcome.hooked)
         state.unlocked(outcome.unlocked)
         // A dismissed or abandoned prompt has already gone, and Dismiss sent its Completed.
         guard await state.finishPrompt(id) else { return }

@@ -112,7 +112,9 @@ struct Keychaind: AsyncParsableCommand {
     // With --unlock, the name is taken first and the key derived after: a client's first call
     // waits for the unlock instead of for the daemon.
     let daemon = SecretServiceDaemon(
-      store: store, pinentry: pinentry, logger: logger, holdingCalls: password != nil)
+      store: store, pinentry: pinentry, logger: logger, holdingCalls: password != nil,
+      passwordHook: GnomeKeyringMigration.hook(
+        store: store, environment: environment, logger: logger))
     let result = try await daemon.publish(on: connection, replace: replace)
     guard result == .primaryOwner else {
       let owner = await NameOwner.current(connection)
@@ -133,9 +135,12 @@ struct Keychaind: AsyncParsableCommand {
     if let password {
       try await Blocking.run {
         try LoginUnlock.run(store: store, password: password, logger: logger)
+        // Before the first call is answered: gnome-keyring's items are there when it is.
+        GnomeKeyringMigration.run(
+          store: store, password: password, environment: environment, logger: logger)
       }
       daemon.answerCalls()
-      daemon.collectionsUnlocked([KeychainStore.loginCollection])
+      daemon.collectionsUnlocked(try store.collections().map(\.name).filter { !store.isLocked($0) })
     }
     let reason = await lifetime.wait(for: connection)
     logger.info("stopping: \(reason)")

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+//
+// Brings gnome-keyring's keyrings into keychaind's store. Every file is read and decrypted whole
+// before anything is written; each keyring is merged into its collection in one transaction
+// (same name, same item numbers where free, same labels, attributes, secrets and dates); what
+// was imported is recorded so that an unchanged file is not read twice and a changed one is
+// merged again. gnome-keyring's directory is only ever read.
+//
+// Passwords tried on an encrypted keyring: the ones given (the password that just unlocked or
+// created a collection), then those gnome-keyring kept in `login` for other keyrings ("Unlock
+// password for: …" items). A keyring none of them opens stays pending until a later unlock.
+
+import Foundation
+import KeychainCrypto
+import KeychainStore
+
+/// What happened to one keyring file.
+public struct ImportOutcome: Sendable, Equatable {
+  public enum Status: String, Sendable {
+    /// Its items are in keychaind now (or, in a dry run, would be).
+    case imported
+    /// Read before and not changed since: nothing to do.
+    case unchanged
+    /// No password known yet opens it, or its collection in keychaind is locked.
+    case pending
+    /// Damaged or unreadable: reported, never treated as empty.
+    case failed
+  }
+
+  public var file: String
+  public var collection: String
+  public var status: Status
+  /// Why it is pending or failed.
+  public var reason: String?
+  public var items = 0
+  public var added = 0
+  public var updated = 0
+  public var unchanged = 0
+  /// Added items whose number was taken in keychaind, so their path changed.
+  public var renumbered = 0
+  /// Secrets put back together from a textual file gnome-keyring wrote wrongly.
+  public var recovered = 0
+  /// libgnome-keyring access entries, dropped.
+  public var accessEntries = 0
+  /// Flatpak portal keys (an `app_id` attribute and a 64-byte secret).
+  public var portalKeys = 0
+  /// The items added or changed, for change signals.
+  public var changedItems: [ItemID] = []
+  /// Whether the collection was created by this import.
+  public var createdCollection = false
+}
+
+/// The importer of one gnome-keyring directory into one store.
+public struct GnomeKeyringImporter: Sendable {
+  public let store: KeychainStore
+  public let directory: KeyringDirectory
+
+  public init(store: KeychainStore, directory: KeyringDirectory) {
+    self.store = store
+    self.directory = directory
+  }
+
+  /// Whether there is anything to import: a keyring file that was never imported, or has
+  /// changed since.
+  public func hasWork() -> Bool {
+    directory.keyringNames().contains { name in
+      guard let source = try? directory.read(name) else { return true }
+      guard let record = try? store.importSource(path: source.path) else { return true }
+      return !record.sameFile(as: Self.record(source, collection: record.collection))
+    }
+  }
+
+  /// Imports every keyring these passwords (and the ones kept in `login`) open. With `dryRun`,
+  /// reads and decrypts everything and writes nothing.
+  public func run(passwords: [SecureBytes], dryRun: Bool = false) -> [ImportOutcome] {
+    var passwords = passwords
+    var outcomes: [ImportOutcome] = []
+    var chainedRead = false
+    for name in directory.keyringNames() {
+      let target = Self.collectionName(forFile: name)
+      var outcome = ImportOutcome(
+        file: directory.path + "/\(name).keyring", collection: target,
+        status: .failed)
+      do {
+        let source = try directory.read(name)
+        let record = Self.record(source, collection: target)
+        if let previous = try store.importSource(path: source.path), previous.sameFile(as: record) {
+          outcome.status = .unchanged
+          outcomes.append(outcome)
+          continue
+        }
+        if !chainedRead, name != "login" {
+          // Other keyrings' passwords live in login, which may itself be unchanged.
+          chainedRead = true
+          passwords += chainedPasswords(passwords)
+        }
+        guard let (contents, password) = try open(source, passwords) else {
+          outcome.status = .pending
+          outcome.reason = "no password known to keychaind opens it yet"
+          outcomes.append(outcome)
+          continue
+        }
+        if name == "login" && !chainedRead {
+          chainedRead = true
+          passwords += Self.chainedPasswords(in: contents)
+        }
+        try apply(contents, password: password, record: record, dryRun: dryRun, &outcome)
+      } catch let error as KeyringFileError {
+        outcome.reason = error.description
+      } catch is CollectionLockedElsewhere {
+        outcome.status = .pending
+        outcome.reason = "keychaind's collection \(target) is locked with another password"
+      } catch {
+        outcome.reason = "\(error)"
+      }
+      outcomes.append(outcome)
+    }
+    if !dryRun, outcomes.contains(where: { $0.status == .imported }) { adoptDefaultAlias() }
+    return outcomes
+  }
+
+  /// The file's contents and the password that opened it (empty for a textual keyring), or nil
+  /// when none of `passwords` does.
+  private func open(_ source: KeyringSource, _ passwords: [SecureBytes]) throws
+    -> (KeyringContents, SecureBytes)?
+  {
+    if TextualKeyring.looksLikeOne(source.bytes) {
+      return (
+        try TextualKeyring.parse(source.bytes, file: source.path), SecureBytes(count: 0) { _ in }
+      )
+    }
+    let keyring = try BinaryKeyring(parsing: source.bytes, file: source.path)
+    for password in passwords {
+      do {
+        return (try keyring.open(password: password), password)
+      } catch KeyringFileError.wrongPassword {
+        continue
+      }
+    }
+    return nil
+  }
+
+  /// Merges a read keyring into its collection, made or unlocked with `password` if need be.
+  private func apply(
+    _ contents: KeyringContents, password: SecureBytes, record: ImportSource, dryRun: Bool,
+    _ outcome: inout ImportOutcome
+  ) throws {
+    outcome.items = contents.items.count
+    outcome.recovered = contents.items.filter(\.recovered).count
+    outcome.accessEntries = contents.items.reduce(0) { $0 + $1.accessEntries }
+    outcome.portalKeys =
+      contents.items.filter { $0.attributes["app_id"] != nil && $0.secret.count == 64 }.count
+    let collection = record.collection
+    if dryRun {
+      outcome.status = .imported
+      outcome.added = contents.items.count
+      return
+    }
+    if try !store.hasCollection(collection) {
+      let label = contents.label.isEmpty ? collection : contents.label
+      _ = try store.createCollection(name: collection, label: label, password: password)
+      outcome.createdCollection = true
+    }
+    if store.isLocked(collection) {
+      // Unlocked by the same password if it is the same keyring; else it waits.
+      do { try store.unlock(collection, password: password) } catch StoreError.wrongPassword {
+        throw CollectionLockedElsewhere()
+      }
+    }
+    var described = record
+    described.result =
+      "\(contents.items.count) items" + (contents.encrypted ? "" : Self.unprotectedMark)
+    let report = try store.merge(
+      contents.items.map(Self.imported), into: collection, source: described)
+    outcome.status = .imported
+    outcome.added = report.added.count
+    outcome.updated = report.updated.count
+    outcome.unchanged = report.unchanged
+    outcome.renumbered = report.renumbered
+    outcome.changedItems = report.added + report.updated
+  }
+
+  /// Points `default` where gnome-keyring's `default` file does, if keychaind's default is
+  /// still its own first choice (`login`, or none).
+  private func adoptDefaultAlias() {
+    let wanted = Self.collectionName(forFile: directory.defaultName())
+    let current = (try? store.alias("default")) ?? nil
+    guard (try? store.hasCollection(wanted)) == true, current == nil || current == "login"
+    else { return }
+    try? store.setAlias("default", to: wanted)
+  }
+
+  /// Passwords of other keyrings that gnome-keyring keeps in `login`, if `login` is readable
+  /// with one of `passwords`.
+  private func chainedPasswords(_ passwords: [SecureBytes]) -> [SecureBytes] {
+    guard directory.keyringNames().contains("login"),
+      let source = try? directory.read("login"),
+      let (contents, _) = try? open(source, passwords)
+    else { return [] }
+    return Self.chainedPasswords(in: contents)
+  }
+
+  /// Ends the record of an import from a keyring that had no password.
+  static let unprotectedMark = ", no password"
+
+  static func chainedPasswords(in login: KeyringContents) -> [SecureBytes] {
+    login.items.filter {
+      $0.attributes["xdg:schema"] == "org.gnome.keyring.ChainedKeyring"
+        || $0.attributes["keyring"]?.hasPrefix("LOCAL:/keyrings/") == true
+    }.map(\.secret)
+  }
+
+  static func imported(_ item: KeyringItem) -> ImportedItem {
+    ImportedItem(
+      label: item.label, attributes: item.attributes, secret: item.secret,
+      preferredID: Int64(item.id), created: item.created, modified: item.modified)
+  }
+
+  static func record(_ source: KeyringSource, collection: String) -> ImportSource {
+    ImportSource(
+      path: source.path, collection: collection, device: source.device, inode: source.inode,
+      size: source.size, modifiedNanoseconds: source.modifiedNanoseconds, sha256: source.sha256)
+  }
+
+  /// The collection a file goes into: its name as a D-Bus path element, as gnome-keyring
+  /// escapes it (bytes other than letters and digits as `_xx`). `login_1`, `login_2`… are
+  /// the keyrings gnome-keyring made when it could not read `login`: they go into `login`.
+  public static func collectionName(forFile name: String) -> String {
+    if name.hasPrefix("login_"), UInt(name.dropFirst("login_".count)) != nil { return "login" }
+    return name.utf8.map { byte -> String in
+      let isAlphanumeric =
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+      return isAlphanumeric
+        ? String(UnicodeScalar(byte)) : "_" + String(byte, radix: 16).leftPadded(to: 2)
+    }.joined()
+  }
+}
+
+/// keychaind's collection of that name is locked, and the keyring's password does not open it.
+private struct CollectionLockedElsewhere: Error {}
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String {
+    String(repeating: "0", count: max(0, width - count)) + self
+  }
+}

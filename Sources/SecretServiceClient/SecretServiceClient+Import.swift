@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+//
+// keychaind's `org.keychain_linux.Import`: gnome-keyring's keyrings imported on request, the
+// passwords sent through the session like the master-password calls'. Other providers do not
+// have it (the call then fails with UnknownMethod).
+
+import KeychainCrypto
+import KeychainDBus
+import SecretServiceProtocol
+
+extension SecretServiceClient {
+  /// One keyring file's outcome, as keychaind reports it.
+  public struct ImportedFile: Sendable {
+    /// Every field keychaind sent: file, collection, status, reason, and counts.
+    public var fields: [String: DBusValue]
+
+    public var file: String { fields["file"]?.string ?? "" }
+    public var collection: String { fields["collection"]?.string ?? "" }
+    /// imported, unchanged, pending or failed.
+    public var status: String { fields["status"]?.string ?? "" }
+    public var reason: String? { fields["reason"]?.string }
+
+    /// A count keychaind reported (items, added, updated, unchanged, renumbered, recovered,
+    /// access_entries, portal_keys); 0 when absent.
+    public func count(_ name: String) -> Int {
+      if case .uint32(let value) = fields[name] { return Int(value) }
+      return 0
+    }
+  }
+
+  /// Asks keychaind to import gnome-keyring's keyrings from `directory` (empty: its standard
+  /// one) with these passwords besides those it knows; with `dryRun`, to read them only.
+  public func importGnomeKeyring(directory: String, passwords: [SecureBytes], dryRun: Bool)
+    async throws -> [ImportedFile]
+  {
+    let secrets = try passwords.map { try wrap($0, contentType: "text/plain") }
+    let reply = try await call(
+      Self.service, SecretService.importInterface, "ImportGnomeKeyring",
+      [.string(directory), .array(Secret.dbusType, secrets), .boolean(dryRun)])
+    guard let first = reply.first else {
+      throw DBusError(.failed, "ImportGnomeKeyring answered nothing")
+    }
+    return try [[String: DBusValue]](dbusValue: first).map { ImportedFile(fields: $0) }
+  }
+}

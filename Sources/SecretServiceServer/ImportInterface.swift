@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+//
+// keychaind's `org.keychain_linux.Import` on the service object: gnome-keyring's keyrings
+// imported on request, with passwords the caller sends through its session (`keychainctl
+// import gnome-keyring`). The same importer runs by itself at each unlock (see `PasswordHook`);
+// this is for keyrings that wait for another password, another directory, or a dry run.
+
+import Foundation
+import KeychainCrypto
+import KeychainDBus
+import KeychainImport
+import KeychainStore
+import Logging
+import SecretServiceProtocol
+
+struct ImportInterface: DBusInterface {
+  let state: ServiceState
+
+  static let description = InterfaceDescription(
+    SecretService.importInterface,
+    methods: [
+      MethodDescription(
+        "ImportGnomeKeyring",
+        inputs: [
+          .init("directory", .string), .init("passwords", .array(Secret.dbusType)),
+          .init("dry_run", .boolean),
+        ],
+        outputs: [.init("files", .array(.dictionary(key: .string, value: .variant)))])
+    ])
+  var interfaceDescription: InterfaceDescription { Self.description }
+
+  func call(_ request: MethodRequest) async throws -> [DBusValue] {
+    let path: String = try request.argument(0)
+    let secrets: [Secret] = try request.argument(1)
+    let dryRun: Bool = try request.argument(2)
+    guard path.isEmpty || path.hasPrefix("/") else {
+      throw DBusError(.invalidArgs, "the directory must be an absolute path")
+    }
+    let passwords = try secrets.map { secret in
+      let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
+      return try cipher.decrypt(parameters: secret.parameters, value: secret.value)
+    }
+    let directory =
+      path.isEmpty
+      ? KeyringDirectory.standard(ProcessInfo.processInfo.environment)
+      : KeyringDirectory(path: path)
+    let (store, logger) = (state.store, state.logger)
+    let outcomes = await Blocking.run {
+      GnomeKeyringImporter(store: store, directory: directory)
+        .run(passwords: passwords, dryRun: dryRun)
+    }
+    if !dryRun {
+      await ChangeSignals(request, state: state).announce(ImportReport.log(outcomes, logger))
+    }
+    return [.array(.dictionary(key: .string, value: .variant), outcomes.map(ImportReport.fields))]
+  }
+}
+
+/// What an import did, in the log and on the bus.
+public enum ImportReport {
+  /// Logs a line per file imported, pending or failed; returns what clients must hear of.
+  @discardableResult
+  public static func log(_ outcomes: [ImportOutcome], _ logger: Logger) -> PasswordHookEffects {
+    var effects = PasswordHookEffects()
+    for outcome in outcomes {
+      switch outcome.status {
+      case .imported:
+        logger.info(
+          "imported \(outcome.file) into collection \(outcome.collection): \(summary(outcome))")
+        if outcome.createdCollection { effects.createdCollections.append(outcome.collection) }
+        if !outcome.changedItems.isEmpty { effects.changedCollections.append(outcome.collection) }
+      case .unchanged:
+        logger.debug("\(outcome.file) is unchanged since it was imported")
+      case .pending:
+        logger.notice(
+          "not imported yet: \(outcome.file) (\(outcome.reason ?? "")); it is tried again at each unlock, or with keychainctl import gnome-keyring"
+        )
+      case .failed:
+        logger.error("cannot import \(outcome.reason ?? outcome.file); the file is left as it is")
+      }
+    }
+    return effects
+  }
+
+  /// "12 items: 10 added, 2 updated, 0 already here; …", for the log and reports.
+  public static func summary(_ outcome: ImportOutcome) -> String {
+    var parts = [
+      "\(outcome.items) items: \(outcome.added) added, \(outcome.updated) updated, \(outcome.unchanged) already here"
+    ]
+    if outcome.renumbered > 0 {
+      parts.append("\(outcome.renumbered) under a new number (theirs was taken)")
+    }
+    if outcome.recovered > 0 {
+      parts.append("\(outcome.recovered) secrets written over several lines recovered")
+    }
+    if outcome.portalKeys > 0 { parts.append("\(outcome.portalKeys) Flatpak app keys") }
+    if outcome.accessEntries > 0 {
+      parts.append("\(outcome.accessEntries) old access-control entries dropped")
+    }
+    return parts.joined(separator: "; ")
+  }
+
+  /// One file's outcome as a D-Bus dictionary (`keychainctl import` prints it).
+  static func fields(_ outcome: ImportOutcome) -> DBusValue {
+    var fields: [String: DBusValue] = [
+      "file": .string(outcome.file), "collection": .string(outcome.collection),
+      "status": .string(outcome.status.rawValue),
+    ]
+    if let reason = outcome.reason { fields["reason"] = .string(reason) }
+    let counts: [(String, Int)] = [
+      ("items", outcome.items), ("added", outcome.added), ("updated", outcome.updated),
+      ("unchanged", outcome.unchanged), ("renumbered", outcome.renumbered),
+      ("recovered", outcome.recovered), ("access_entries", outcome.accessEntries),
+      ("portal_keys", outcome.portalKeys),
+    ]
+    for (name, count) in counts { fields[name] = .uint32(UInt32(clamping: count)) }
+    return fields.dbusValue
+  }
+}

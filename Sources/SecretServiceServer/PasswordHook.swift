@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+//
+// The daemon's hook for a password that has just unlocked or created a collection, through a
+// prompt or gnome-keyring's master-password calls: keychaind imports gnome-keyring's keyrings
+// with it. The server knows nothing of importing; it only sends the signals for what changed.
+
+import KeychainCrypto
+import KeychainStore
+
+/// What the hook changed in the store, so that clients hear of it.
+public struct PasswordHookEffects: Sendable {
+  /// Collections it made.
+  public var createdCollections: [String]
+  /// Collections whose items it added to or changed.
+  public var changedCollections: [String]
+  /// Collections it unlocked (with passwords kept in login, as gnome-keyring does).
+  public var unlockedCollections: [String]
+
+  public init(
+    createdCollections: [String] = [], changedCollections: [String] = [],
+    unlockedCollections: [String] = []
+  ) {
+    self.createdCollections = createdCollections
+    self.changedCollections = changedCollections
+    self.unlockedCollections = unlockedCollections
+  }
+}
+
+/// Called, off the connection's thread, with a password that opened or made a collection.
+public typealias PasswordHook = @Sendable (SecureBytes) -> PasswordHookEffects
+
+extension PasswordHookEffects {
+  mutating func merge(_ other: PasswordHookEffects) {
+    createdCollections += other.createdCollections
+    changedCollections += other.changedCollections
+    unlockedCollections += other.unlockedCollections
+  }
+}
+
+extension ChangeSignals {
+  /// Signals for the hook's work: `CollectionCreated` for each new collection, the unlock of
+  /// each unlocked one, then the new `Items` of each changed one.
+  func announce(_ effects: PasswordHookEffects) async {
+    for name in effects.createdCollections { await collectionCreated(name) }
+    if !effects.unlockedCollections.isEmpty {
+      let names = effects.unlockedCollections
+      await lockChanged(names, changed: Set(names), locked: false)
+      state.unlocked(names)
+    }
+    for name in effects.changedCollections where !effects.createdCollections.contains(name) {
+      afterReply { itemsChanged(name) }
+    }
+  }
+}

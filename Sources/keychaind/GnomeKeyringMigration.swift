@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+//
+// Coming over from gnome-keyring: whenever a password opens or makes a collection (`--unlock`,
+// a prompt, the master-password calls), gnome-keyring's keyrings that this password (or one
+// gnome-keyring kept in its login keyring) opens are merged into keychaind's store, and what
+// could not be imported yet is logged with its reason. gnome-keyring's files are only read.
+
+import Foundation
+import KeychainCrypto
+import KeychainImport
+import KeychainStore
+import Logging
+import SecretServiceServer
+
+enum GnomeKeyringMigration {
+  /// The hook the daemon runs with each accepted password.
+  static func hook(store: KeychainStore, environment: [String: String], logger: Logger)
+    -> PasswordHook
+  {
+    { password in run(store: store, password: password, environment: environment, logger: logger) }
+  }
+
+  /// Imports what `password` opens, if gnome-keyring's directory holds anything new; then,
+  /// with login open, opens the keyrings whose passwords login keeps, as gnome-keyring does.
+  @discardableResult
+  static func run(
+    store: KeychainStore, password: SecureBytes, environment: [String: String], logger: Logger
+  ) -> PasswordHookEffects {
+    let importer = GnomeKeyringImporter(store: store, directory: .standard(environment))
+    var effects =
+      importer.hasWork()
+      ? ImportReport.log(importer.run(passwords: [password]), logger) : PasswordHookEffects()
+    effects.unlockedCollections = ChainedKeyrings.unlock(in: store)
+    for name in effects.unlockedCollections {
+      logger.info("unlocked collection \(name) with the password the login collection keeps for it")
+    }
+    return effects
+  }
+}

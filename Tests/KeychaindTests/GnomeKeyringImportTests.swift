@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+//
+// Switching from gnome-keyring: keyrings made by the real gnome-keyring in a throwaway home
+// (a binary `login` with a password, a second keyring whose password gnome-keyring keeps in
+// login, a password-less textual keyring holding a secret with a newline, binary secrets, a
+// Flatpak-style app key), then keychaind started with the user's password in the same home.
+// What gnome-keyring shows clients, keychaind shows: same paths, labels, attributes, secrets
+// and dates; gnome-keyring's files are byte-identical afterwards.
+
+import Foundation
+import KeychainTesting
+import Testing
+
+@Suite(
+  .enabled(if: GnomeKeyring.executable != nil, "gnome-keyring is not installed"),
+  .enabled(
+    if: FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/secretstorage"),
+    "python3-secretstorage is not installed"))
+struct GnomeKeyringImportTests {
+  private static func clientScript(_ name: String) -> String {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("clients/" + name).path
+  }
+
+  private static let secretTool = "/usr/bin/secret-tool"
+
+  private static func run(
+    _ executable: String, _ arguments: [String], _ environment: [String: String],
+    stdin: [UInt8] = []
+  ) throws -> String {
+    let result = try runCommand(executable, arguments, environment: environment, stdin: stdin)
+    #expect(result.status == 0, "\(executable) \(arguments): \(result.stderr)")
+    return result.stdout
+  }
+
+  /// What a user of gnome-keyring has: fills `gnome`'s keyrings through its clients.
+  static func makeKeyrings(_ gnome: GnomeKeyring) throws {
+    let env = gnome.environment
+    let store = { (label: String, attributes: [String], secret: [UInt8]) in
+      _ = try run(secretTool, ["store", "--label=\(label)"] + attributes, env, stdin: secret)
+    }
+    try store("Mail", ["service", "mail", "user", "alice"], Array("hunter2".utf8))
+    try store("Two lines", ["kind", "multiline"], Array("first\nsecond".utf8))
+    try store("Bytes", ["kind", "binary"], [0x00, 0xFF, 0x0A, 0x80, 0x7F])
+    // As gnome-keyring's portal backend keeps a Flatpak app's key: no label, only app_id.
+    try store("", ["app_id", "org.example.App"], (0..<64).map { UInt8(($0 * 37 + 11) % 251) })
+    // A second keyring, and its password in login as gnome-keyring's "unlock automatically"
+    // keeps it.
+    let ctl = KeychainctlTests.keychainctl
+    _ = try run(ctl, ["create", "Work", "--password-stdin"], env, stdin: Array("work pw".utf8))
+    try store(
+      "Unlock password for: Work",
+      [
+        "keyring", "LOCAL:/keyrings/Work.keyring", "xdg:schema", "org.gnome.keyring.ChainedKeyring",
+      ],
+      Array("work pw".utf8))
+    _ = try run(
+      ctl,
+      [
+        "store", "--label", "VPN", "--collection", "/org/freedesktop/secrets/collection/Work",
+        "service", "vpn",
+      ], env, stdin: Array("tunnel".utf8))
+    // A keyring with no password: gnome-keyring writes it as text, and a secret with a
+    // newline makes the file one it cannot read back.
+    _ = try run(
+      "/usr/bin/python3", [clientScript("create-collection.py"), "Open"], env, stdin: [])
+    _ = try run(
+      ctl,
+      [
+        "store", "--label", "Note", "--collection", "/org/freedesktop/secrets/collection/Open",
+        "kind", "note",
+      ], env, stdin: Array("line one\nline two".utf8))
+  }
+
+  /// Everything a client reads from the provider on `environment`'s bus: each collection by
+  /// path, and the default alias's target under "default", as JSON values.
+  static func dump(_ environment: [String: String]) throws -> [String: Any] {
+    let output = try run("/usr/bin/python3", [clientScript("dump-items.py")], environment)
+    let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+    let collections = try #require(object?["collections"] as? [String: Any])
+    return collections.merging(["default": object?["default"] ?? ""]) { $1 }
+  }
+
+  /// A JSON value as canonical text, for comparing two of them.
+  static func canonical(_ value: Any?) throws -> String {
+    guard let value else { return "nil" }
+    let data = try JSONSerialization.data(
+      withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])
+    return String(decoding: data, as: UTF8.self)
+  }
+
+  /// The items of collection `name` in a dump, by path.
+  static func items(_ dump: [String: Any], _ name: String) -> [String: [String: Any]] {
+    let collection = dump["/org/freedesktop/secrets/collection/" + name] as? [String: Any]
+    return (collection?["items"] as? [String: [String: Any]]) ?? [:]
+  }
+
+  /// Items without their paths, in a stable order, as text.
+  static func values(_ items: some Collection<[String: Any]>) throws -> [String] {
+    try items.map(canonical).sorted()
+  }
+
+  static func values(_ items: [String: [String: Any]]) throws -> [String] {
+    try values(Array(items.values))
+  }
+
+  /// The bytes of every file in gnome-keyring's directory.
+  static func keyringFiles(_ gnome: GnomeKeyring) throws -> [String: Data] {
+    let directory = gnome.home.path + "/.local/share/keyrings"
+    var files: [String: Data] = [:]
+    for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+      files[name] = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))
+    }
+    return files
+  }
+
+  /// keychaind in gnome-keyring's home, unlocked with `password`.
+  static func keychaind(in gnome: GnomeKeyring, password: String = "password") async throws
+    -> DaemonProcess
+  {
+    let home = gnome.environment.filter { $0.key == "HOME" || $0.key.hasPrefix("XDG_") }
+    return try await DaemonProcess(password: password, environment: home)
+  }
+
+  @Test func everythingComesOverAndGnomeKeyringsFilesStayAsTheyWere() async throws {
+    let gnome = try await GnomeKeyring()
+    try Self.makeKeyrings(gnome)
+    let inSession = try Self.dump(gnome.environment)
+    // What gnome-keyring shows once it has read its files again (it fills in `xdg:schema` from
+    // each item's type then), Work unlocked with its password. It cannot read Open back.
+    try await gnome.stop()
+    try await gnome.start(unlock: true)
+    _ = try Self.run(
+      KeychainctlTests.keychainctl, ["unlock", "--collection", "Work", "--password-stdin"],
+      gnome.environment, stdin: Array("work pw".utf8))
+    let reloaded = try Self.dump(gnome.environment)
+    try await gnome.stop()
+    let files = try Self.keyringFiles(gnome)
+    #expect(
+      files.keys.sorted() == ["Open.keyring", "Work.keyring", "login.keyring", "user.keystore"])
+    #expect(reloaded["/org/freedesktop/secrets/collection/Open"] == nil)
+
+    let daemon = try await Self.keychaind(in: gnome)
+    let imported = try Self.dump(daemon.environment)
+    // login: every item under its own path.
+    let path = "/org/freedesktop/secrets/collection/login"
+    let (ours, theirs) = (try Self.canonical(imported[path]), try Self.canonical(reloaded[path]))
+    #expect(ours == theirs, "keychaind: \(ours)\ngnome-keyring: \(theirs)\n\(daemon.log)")
+    #expect(try Self.canonical(imported["default"]) == Self.canonical(reloaded["default"]))
+    // Work: the same items, whose numbers login's took (item numbers are per store here).
+    #expect(
+      try Self.values(Self.items(imported, "Work")) == Self.values(Self.items(reloaded, "Work")))
+    // The keyring gnome-keyring wrote and could not read: its item as gnome-keyring showed it,
+    // with the schema its type gives, the secret's newline in place.
+    let open = Self.items(inSession, "Open").values.map { item in
+      var expected = item
+      var attributes = item["attributes"] as? [String: String] ?? [:]
+      attributes["xdg:schema"] = "org.freedesktop.Secret.Generic"
+      expected["attributes"] = attributes
+      return expected
+    }
+    #expect(try Self.values(Self.items(imported, "Open")) == Self.values(open))
+    #expect(try Self.keyringFiles(gnome) == files)
+    #expect(daemon.log.contains("secrets written over several lines recovered"), "\(daemon.log)")
+
+    // A restart reads nothing again and duplicates nothing.
+    _ = daemon.kill(with: SIGTERM)
+    try await daemon.start()
+    let again = try Self.canonical(Self.dump(daemon.environment))
+    #expect(try again == Self.canonical(imported), "\(again)\n\(daemon.log)")
+    #expect(daemon.log.components(separatedBy: "imported /").count == 4, "\(daemon.log)")
+    #expect(try Self.keyringFiles(gnome) == files)
+  }
+
+  @Test func aPasswordThatOpensNothingImportsNothingAndSaysSo() async throws {
+    let gnome = try await GnomeKeyring()
+    try Self.makeKeyrings(gnome)
+    try await gnome.stop()
+    let files = try Self.keyringFiles(gnome)
+    let daemon = try await Self.keychaind(in: gnome, password: "not the password")
+    let seen = try Self.dump(daemon.environment)
+    // Only the password-less keyring opens; login and Work wait for the right password.
+    #expect(
+      seen.keys.sorted() == [
+        "/org/freedesktop/secrets/collection/Open", "/org/freedesktop/secrets/collection/login",
+        "default",
+      ])
+    #expect(Self.items(seen, "login").isEmpty && Self.items(seen, "Open").count == 1)
+    let login = gnome.home.path + "/.local/share/keyrings/login.keyring"
+    #expect(daemon.log.contains("not imported yet: \(login)"), "\(daemon.log)")
+    #expect(try Self.keyringFiles(gnome) == files)
+  }
+
+  @Test func damagedFilesAreNamedAndNeverReadAsEmpty() async throws {
+    let gnome = try await GnomeKeyring()
+    try Self.makeKeyrings(gnome)
+    try await gnome.stop()
+    let directory = gnome.home.path + "/.local/share/keyrings"
+    let login = try Data(contentsOf: URL(fileURLWithPath: directory + "/login.keyring"))
+    try login.prefix(login.count / 2).write(to: URL(fileURLWithPath: directory + "/login.keyring"))
+    let files = try Self.keyringFiles(gnome)
+    let daemon = try await Self.keychaind(in: gnome)
+    // (The first call waits until the import at start is over.)
+    #expect(try Self.items(Self.dump(daemon.environment), "login").isEmpty)
+    #expect(
+      daemon.log.contains("cannot import \(directory)/login.keyring is damaged at byte"),
+      "\(daemon.log)")
+    // Work's password is kept in the damaged login: it waits; nothing is half-imported.
+    #expect(daemon.log.contains("not imported yet: \(directory)/Work.keyring"), "\(daemon.log)")
+    #expect(try Self.keyringFiles(gnome) == files)
+  }
+
+  @Test func aKeyringChangedInGnomeKeyringSinceIsMergedAgain() async throws {
+    let gnome = try await GnomeKeyring()
+    try Self.makeKeyrings(gnome)
+    try await gnome.stop()
+    let daemon = try await Self.keychaind(in: gnome)
+    // Something stored in keychaind, then a week back on gnome-keyring.
+    _ = try Self.run(
+      Self.secretTool, ["store", "--label=Mine", "kind", "mine"], daemon.environment,
+      stdin: Array("kept".utf8))
+    _ = daemon.kill(with: SIGTERM)
+    // gnome-keyring's dates are in whole seconds: the change must come in a later one.
+    try await Task.sleep(for: .seconds(1.1))
+    try await gnome.start(unlock: true)
+    _ = try Self.run(
+      Self.secretTool, ["store", "--label=Mail", "service", "mail", "user", "alice"],
+      gnome.environment, stdin: Array("changed in gnome-keyring".utf8))
+    _ = try Self.run(
+      Self.secretTool, ["store", "--label=New", "kind", "new"], gnome.environment,
+      stdin: Array("new there".utf8))
+    let shown = try Self.dump(gnome.environment)
+    try await gnome.stop()
+
+    try await daemon.start()
+    let lookup = { (attributes: [String]) in
+      try Self.run(Self.secretTool, ["lookup"] + attributes, daemon.environment)
+    }
+    #expect(try lookup(["service", "mail", "user", "alice"]) == "changed in gnome-keyring")
+    #expect(try lookup(["kind", "new"]) == "new there")
+    #expect(try lookup(["kind", "mine"]) == "kept")
+    // Every item gnome-keyring had, once, plus the one stored in keychaind.
+    let merged = try Self.dump(daemon.environment)
+    #expect(Self.items(merged, "login").count == Self.items(shown, "login").count + 1)
+  }
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+#
+# Everything a client can read from the provider on DBUS_SESSION_BUS_ADDRESS, as JSON: each
+# collection's path, label and items (path, label, attributes, secret in hex, created,
+# modified), and the default alias. Used to compare what gnome-keyring showed with what
+# keychaind shows after importing its files. The in-memory "session" collection is left out.
+
+import json
+
+import secretstorage
+
+connection = secretstorage.dbus_init()
+collections = {}
+for collection in secretstorage.get_all_collections(connection):
+    path = collection.collection_path
+    if path.endswith("/session"):
+        continue
+    if collection.is_locked():
+        collections[path] = "locked"
+        continue
+    items = {}
+    for item in collection.get_all_items():
+        items[item.item_path] = {
+            "label": item.get_label(),
+            "attributes": item.get_attributes(),
+            "secret": item.get_secret().hex(),
+            "created": item.get_created(),
+            "modified": item.get_modified(),
+        }
+    collections[path] = {"label": collection.get_label(), "items": items}
+default = secretstorage.get_default_collection(connection).collection_path
+print(json.dumps({"collections": collections, "default": default}, sort_keys=True, indent=1))
