@@ -188,7 +188,36 @@ struct GnomeKeyringImportTests {
     #expect(Self.items(seen, "login").isEmpty && Self.items(seen, "Open").count == 1)
     let login = gnome.home.path + "/.local/share/keyrings/login.keyring"
     #expect(daemon.log.contains("not imported yet: \(login)"), "\(daemon.log)")
+
+    // keychainctl import: a dry run writes nothing and says what waits (exit 2); the right
+    // password brings login over, and Work with the password login keeps (exit 0).
+    let ctl = KeychainctlTests.keychainctl
+    let dry = try runCommand(
+      ctl, ["import", "gnome-keyring", "--dry-run", "--json"], environment: daemon.environment)
+    #expect(dry.status == 2, "\(dry.stderr)")
+    let report = try JSONSerialization.jsonObject(with: Data(dry.stdout.utf8)) as? [String: Any]
+    let statuses = (report?["files"] as? [[String: Any]])?.map {
+      "\($0["collection"] ?? ""):\($0["status"] ?? "")"
+    }
+    #expect(
+      statuses?.sorted() == ["Open:unchanged", "Work:pending", "login:pending"], "\(dry.stdout)")
+    #expect(try Self.items(Self.dump(daemon.environment), "login").isEmpty)
+    let real = try runCommand(
+      ctl, ["import", "gnome-keyring", "--password-stdin"], environment: daemon.environment,
+      stdin: Array("password\n".utf8))
+    #expect(real.status == 0, "\(real.stdout)\(real.stderr)")
+    #expect(
+      real.stdout.contains("login.keyring → login: imported: 5 items, 5 added"), "\(real.stdout)")
+    let after = try Self.dump(daemon.environment)
+    #expect(Self.items(after, "login").count == 5 && Self.items(after, "Work").count == 1)
     #expect(try Self.keyringFiles(gnome) == files)
+
+    // Another provider has no such interface: said, with the documented status.
+    try await gnome.start(unlock: true)
+    let elsewhere = try runCommand(
+      ctl, ["import", "gnome-keyring"], environment: gnome.environment)
+    #expect(
+      elsewhere.status == 69 && elsewhere.stderr.contains("not keychaind"), "\(elsewhere.stderr)")
   }
 
   @Test func damagedFilesAreNamedAndNeverReadAsEmpty() async throws {

@@ -60,6 +60,12 @@ function __keychainctl_parse_tokens -S
             __keychainctl_parse_subcommand 0 'json' 'h/help'
         case 'check'
             __keychainctl_parse_subcommand 0 'data-dir=' 'password-stdin' 'json' 'h/help'
+        case 'import'
+            __keychainctl_parse_subcommand 0 'h/help'
+            switch $unparsed_tokens[1]
+            case 'gnome-keyring'
+                __keychainctl_parse_subcommand 0 'dir=' 'dry-run' 'password-stdin' 'json' 'h/help'
+            end
         case 'help'
             __keychainctl_parse_subcommand -r 1 
         end
@@ -135,6 +141,7 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positio
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'passwd' -d 'Change a collection\'s password through the provider\'s prompt.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'status' -d 'Show the provider, and each collection\'s lock state and item count.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'check' -d 'Check keychaind\'s store for damage, changing nothing.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'import' -d 'Bring another keyring\'s secrets into keychaind.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl store" label' -l 'label' -d 'The item\'s label.' -rfka ''
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl store" collection' -l 'collection' -d 'The collection\'s object path (default: the default collection).' -rfka ''
@@ -215,3 +222,10 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_o
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl check" password-stdin' -l 'password-stdin' -d 'Also decrypt every item of the collections this password opens (one line).'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl check" json' -l 'json' -d 'Print JSON.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl check" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl import" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl import" -eq 1' -fa 'gnome-keyring' -d 'Import gnome-keyring\'s keyrings into the running keychaind.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl import gnome-keyring" dir' -l 'dir' -d 'gnome-keyring\'s directory (default: its own).' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl import gnome-keyring" dry-run' -l 'dry-run' -d 'Read and decrypt everything, write nothing, and report what would be imported.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl import gnome-keyring" password-stdin' -l 'password-stdin' -d 'Read one password from standard input (one line) and try it on every keyring.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl import gnome-keyring" json' -l 'json' -d 'Print JSON.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl import gnome-keyring" h help' -s 'h' -l 'help' -d 'Show help information.'

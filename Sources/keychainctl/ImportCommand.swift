@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+//
+// keychainctl import gnome-keyring: asks the running keychaind to bring gnome-keyring's
+// keyrings over (keychaind does the reading and writing; gnome-keyring's files are only read),
+// with a password for the keyrings its own passwords do not open, and prints what happened to
+// each file.
+
+import ArgumentParser
+import Foundation
+import KeychainCrypto
+import KeychainDBus
+import SecretServiceClient
+
+struct Import: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Bring another keyring's secrets into keychaind.",
+    subcommands: [ImportGnomeKeyring.self])
+}
+
+struct ImportGnomeKeyring: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "gnome-keyring",
+    abstract: "Import gnome-keyring's keyrings into the running keychaind.",
+    discussion: """
+      keychaind reads every *.keyring file of gnome-keyring's directory \
+      ($XDG_DATA_HOME/keyrings), decrypts it whole with the passwords it knows (those that \
+      opened its collections, those gnome-keyring keeps in its login keyring, and one given \
+      here), and merges each into the collection of the same name in one transaction: same \
+      item paths where free, labels, attributes, secrets and dates; nothing in keychaind is \
+      deleted; a file already imported and unchanged is skipped. gnome-keyring's files are \
+      opened read-only and never changed. keychaind does the same by itself whenever a \
+      password unlocks it. At a terminal, a password is asked for each keyring that is still \
+      waiting for one (an empty answer skips it). Exit codes: 0 every keyring is imported (or \
+      was already); 1 a file is damaged or unreadable (named, with the byte or line); 2 a \
+      keyring still waits for its password; 69 keychaind is not running or another provider \
+      answers.
+      """)
+
+  @Option(name: .customLong("dir"), help: "gnome-keyring's directory (default: its own).")
+  var directory: String?
+
+  @Flag(help: "Read and decrypt everything, write nothing, and report what would be imported.")
+  var dryRun = false
+
+  @Flag(help: "Read one password from standard input (one line) and try it on every keyring.")
+  var passwordStdin = false
+
+  @Flag(help: "Print JSON.") var json = false
+
+  func run() async throws {
+    let client = try await connectedClient()
+    let path = directory.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? ""
+    var passwords: [SecureBytes] = []
+    if passwordStdin {
+      guard let line = SecretInput.line(prompt: "Password: ") else {
+        throw ValidationError("no password on standard input")
+      }
+      passwords.append(SecureBytes(copying: line))
+    }
+    var files = try await importing(client, path, passwords)
+    // At a terminal, a password for each keyring that waits for one, until none does.
+    if !passwordStdin, SecretInput.isTerminal {
+      var asked = Set<String>()
+      while let waiting = files.first(where: { $0.status == "pending" && !asked.contains($0.file) })
+      {
+        asked.insert(waiting.file)
+        let name = URL(fileURLWithPath: waiting.file).lastPathComponent
+        let typed = SecretInput.line(
+          prompt: "Password of gnome-keyring's \(name) (empty to skip): ")
+        guard let typed, !typed.isEmpty else { continue }
+        let again = try await importing(client, path, [SecureBytes(copying: typed)])
+        files = again
+      }
+    }
+    report(files)
+    if files.contains(where: { $0.status == "failed" }) { throw Exit.failure }
+    if files.contains(where: { $0.status == "pending" }) { throw ExitCode(2) }
+  }
+
+  private func importing(
+    _ client: SecretServiceClient, _ path: String, _ passwords: [SecureBytes]
+  ) async throws -> [SecretServiceClient.ImportedFile] {
+    do {
+      return try await client.importGnomeKeyring(
+        directory: path, passwords: passwords, dryRun: dryRun)
+    } catch let error as DBusError where error.name == .unknownMethod {
+      complain("keychainctl: the Secret Service provider running is not keychaind (\(error))")
+      throw Exit.unavailable
+    }
+  }
+
+  private func report(_ files: [SecretServiceClient.ImportedFile]) {
+    if json {
+      let objects = files.map { file -> [String: Any] in
+        var object: [String: Any] = [
+          "file": file.file, "collection": file.collection, "status": file.status,
+        ]
+        if let reason = file.reason { object["reason"] = reason }
+        for name in Self.counts { object[name] = file.count(name) }
+        return object
+      }
+      try? printJSON(["dry_run": dryRun, "files": objects])
+      return
+    }
+    if files.isEmpty { print("no gnome-keyring keyrings found") }
+    for file in files {
+      var line = "\(file.file) → \(file.collection): \(file.status)"
+      if dryRun, file.status == "imported" { line += " (dry run: nothing written)" }
+      if file.status == "imported" {
+        line +=
+          ": \(file.count("items")) items, \(file.count("added")) added, "
+          + "\(file.count("updated")) updated, \(file.count("unchanged")) already there"
+        for (name, words) in Self.notes where file.count(name) > 0 {
+          line += ", \(file.count(name)) \(words)"
+        }
+      }
+      if let reason = file.reason { line += " (\(reason))" }
+      print(line)
+    }
+  }
+
+  static let counts = [
+    "items", "added", "updated", "unchanged", "renumbered", "recovered", "access_entries",
+    "portal_keys",
+  ]
+  static let notes = [
+    ("renumbered", "under a new path (theirs was taken)"),
+    ("recovered", "secrets with newlines recovered"),
+    ("portal_keys", "Flatpak app keys"),
+    ("access_entries", "old access entries dropped"),
+  ]
+}
