@@ -83,7 +83,7 @@ let package = Package(
       name: "keychainctl",
       dependencies: [
         "Keychain", "SecretServiceClient", "SecretServiceProtocol", "KeychainCrypto",
-        "KeychainDBus", "KeychainStore",
+        "KeychainDBus", "KeychainStore", "KeychainImport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 

@@ -69,7 +69,11 @@ public struct KeyringDirectory: Sendable {
 
   /// Reads `name.keyring` whole, read-only, not through a link; never changes it.
   public func read(_ name: String) throws -> KeyringSource {
-    let file = path + "/" + name + ".keyring"
+    try Self.readFile(path + "/" + name + ".keyring", name: name)
+  }
+
+  /// Reads any file the same way (a backup, say), within the keyring size limit.
+  public static func readFile(_ file: String, name: String) throws -> KeyringSource {
     let descriptor = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
     guard descriptor >= 0 else {
       throw KeyringFileError.unreadable(file: file, reason: String(cString: strerror(errno)))

@@ -11,6 +11,8 @@ public struct RemoteCollection: Sendable, Hashable {
   public var label: String
   public var isLocked: Bool
   public var itemCount: Int
+  /// Its items' paths, as its `Items` property lists them.
+  public var items: [ObjectPath] = []
 }
 
 extension SecretServiceClient {
@@ -33,7 +35,7 @@ extension SecretServiceClient {
       collections.append(
         RemoteCollection(
           path: path, label: value("Label")?.string ?? "", isLocked: locked,
-          itemCount: items.count))
+          itemCount: items.count, items: items))
     }
     return collections
   }

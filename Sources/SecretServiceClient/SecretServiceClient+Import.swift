@@ -42,4 +42,16 @@ extension SecretServiceClient {
     }
     return try [[String: DBusValue]](dbusValue: first).map { ImportedFile(fields: $0) }
   }
+
+  /// Asks keychaind to restore the backup at `file` (an absolute path) made by
+  /// `keychainctl export`; one outcome per collection.
+  public func importBackup(file: String, passphrase: SecureBytes, dryRun: Bool) async throws
+    -> [ImportedFile]
+  {
+    let reply = try await call(
+      Self.service, SecretService.importInterface, "ImportBackup",
+      [.string(file), try wrap(passphrase, contentType: "text/plain"), .boolean(dryRun)])
+    guard let first = reply.first else { throw DBusError(.failed, "ImportBackup answered nothing") }
+    return try [[String: DBusValue]](dbusValue: first).map { ImportedFile(fields: $0) }
+  }
 }

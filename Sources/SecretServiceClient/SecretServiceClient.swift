@@ -107,10 +107,19 @@ public struct SecretServiceClient: Sendable {
 
   /// The secret of an unlocked item, decrypted.
   public func secret(of path: ObjectPath) async throws -> SecureBytes {
+    try await secretAndContentType(of: path).secret
+  }
+
+  /// The secret of an unlocked item, decrypted, and its content type.
+  public func secretAndContentType(of path: ObjectPath) async throws
+    -> (secret: SecureBytes, contentType: String)
+  {
     let reply = try await call(
       path, SecretService.itemInterface, "GetSecret", [.objectPath(session)])
     let secret = try Secret(dbusValue: reply.first ?? .string(""))
-    return try cipher.decrypt(parameters: secret.parameters, value: secret.value)
+    return (
+      try cipher.decrypt(parameters: secret.parameters, value: secret.value), secret.contentType
+    )
   }
 
   func wrap(_ secret: SecureBytes, contentType: String) throws -> DBusValue {

@@ -2,7 +2,7 @@
 //
 // keychaind's `org.keychain_linux.Import` on the service object: gnome-keyring's keyrings
 // imported on request, with passwords the caller sends through its session (`keychainctl
-// import gnome-keyring`). The same importer runs by itself at each unlock (see `PasswordHook`);
+// import gnome-keyring`), and backups made by `keychainctl export` restored. The same importer runs by itself at each unlock (see `PasswordHook`);
 // this is for keyrings that wait for another password, another directory, or a dry run.
 
 import Foundation
@@ -25,21 +25,26 @@ struct ImportInterface: DBusInterface {
           .init("directory", .string), .init("passwords", .array(Secret.dbusType)),
           .init("dry_run", .boolean),
         ],
-        outputs: [.init("files", .array(.dictionary(key: .string, value: .variant)))])
+        outputs: [.init("files", .array(.dictionary(key: .string, value: .variant)))]),
+      MethodDescription(
+        "ImportBackup",
+        inputs: [
+          .init("file", .string), .init("passphrase", Secret.dbusType),
+          .init("dry_run", .boolean),
+        ],
+        outputs: [.init("collections", .array(.dictionary(key: .string, value: .variant)))]),
     ])
   var interfaceDescription: InterfaceDescription { Self.description }
 
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
+    if request.member == "ImportBackup" { return try await importBackup(request) }
     let path: String = try request.argument(0)
     let secrets: [Secret] = try request.argument(1)
     let dryRun: Bool = try request.argument(2)
     guard path.isEmpty || path.hasPrefix("/") else {
       throw DBusError(.invalidArgs, "the directory must be an absolute path")
     }
-    let passwords = try secrets.map { secret in
-      let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
-      return try cipher.decrypt(parameters: secret.parameters, value: secret.value)
-    }
+    let passwords = try secrets.map { try decrypt($0, request) }
     let directory =
       path.isEmpty
       ? KeyringDirectory.standard(ProcessInfo.processInfo.environment)
@@ -53,6 +58,30 @@ struct ImportInterface: DBusInterface {
       await ChangeSignals(request, state: state).announce(ImportReport.log(outcomes, logger))
     }
     return [.array(.dictionary(key: .string, value: .variant), outcomes.map(ImportReport.fields))]
+  }
+
+  /// A backup made by `keychainctl export`, restored with the same merge rules.
+  private func importBackup(_ request: MethodRequest) async throws -> [DBusValue] {
+    let file: String = try request.argument(0)
+    let passphrase = try decrypt(try request.argument(1), request)
+    let dryRun: Bool = try request.argument(2)
+    guard file.hasPrefix("/") else {
+      throw DBusError(.invalidArgs, "the backup file must be an absolute path")
+    }
+    let (store, logger) = (state.store, state.logger)
+    let outcomes = await Blocking.run {
+      BackupRestore.run(store: store, file: file, passphrase: passphrase, dryRun: dryRun)
+    }
+    if !dryRun {
+      await ChangeSignals(request, state: state).announce(ImportReport.log(outcomes, logger))
+    }
+    return [.array(.dictionary(key: .string, value: .variant), outcomes.map(ImportReport.fields))]
+  }
+
+  /// A password the caller sent through its session.
+  private func decrypt(_ secret: Secret, _ request: MethodRequest) throws -> SecureBytes {
+    let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
+    return try cipher.decrypt(parameters: secret.parameters, value: secret.value)
   }
 }
 
@@ -72,9 +101,10 @@ public enum ImportReport {
       case .unchanged:
         logger.debug("\(outcome.file) is unchanged since it was imported")
       case .pending:
-        logger.notice(
-          "not imported yet: \(outcome.file) (\(outcome.reason ?? "")); it is tried again at each unlock, or with keychainctl import gnome-keyring"
-        )
+        let retry =
+          outcome.file.hasSuffix(".keyring")
+          ? "; it is tried again at each unlock, or with keychainctl import gnome-keyring" : ""
+        logger.notice("not imported yet: \(outcome.file) (\(outcome.reason ?? ""))\(retry)")
       case .failed:
         logger.error("cannot import \(outcome.reason ?? outcome.file); the file is left as it is")
       }

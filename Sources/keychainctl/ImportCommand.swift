@@ -14,7 +14,7 @@ import SecretServiceClient
 struct Import: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Bring another keyring's secrets into keychaind.",
-    subcommands: [ImportGnomeKeyring.self])
+    subcommands: [ImportGnomeKeyring.self, ImportBackup.self])
 }
 
 struct ImportGnomeKeyring: AsyncParsableCommand {
@@ -73,8 +73,7 @@ struct ImportGnomeKeyring: AsyncParsableCommand {
       }
     }
     report(files)
-    if files.contains(where: { $0.status == "failed" }) { throw Exit.failure }
-    if files.contains(where: { $0.status == "pending" }) { throw ExitCode(2) }
+    try ImportReport.exitIfIncomplete(files)
   }
 
   private func importing(
@@ -90,19 +89,26 @@ struct ImportGnomeKeyring: AsyncParsableCommand {
   }
 
   private func report(_ files: [SecretServiceClient.ImportedFile]) {
+    ImportReport.print(files, json: json, dryRun: dryRun)
+  }
+}
+
+/// What keychaind answered for each file or collection, as text or JSON.
+enum ImportReport {
+  static func print(_ files: [SecretServiceClient.ImportedFile], json: Bool, dryRun: Bool) {
     if json {
       let objects = files.map { file -> [String: Any] in
         var object: [String: Any] = [
           "file": file.file, "collection": file.collection, "status": file.status,
         ]
         if let reason = file.reason { object["reason"] = reason }
-        for name in Self.counts { object[name] = file.count(name) }
+        for name in counts { object[name] = file.count(name) }
         return object
       }
       try? printJSON(["dry_run": dryRun, "files": objects])
       return
     }
-    if files.isEmpty { print("no gnome-keyring keyrings found") }
+    if files.isEmpty { Swift.print("nothing to import") }
     for file in files {
       var line = "\(file.file) → \(file.collection): \(file.status)"
       if dryRun, file.status == "imported" { line += " (dry run: nothing written)" }
@@ -110,13 +116,19 @@ struct ImportGnomeKeyring: AsyncParsableCommand {
         line +=
           ": \(file.count("items")) items, \(file.count("added")) added, "
           + "\(file.count("updated")) updated, \(file.count("unchanged")) already there"
-        for (name, words) in Self.notes where file.count(name) > 0 {
+        for (name, words) in notes where file.count(name) > 0 {
           line += ", \(file.count(name)) \(words)"
         }
       }
       if let reason = file.reason { line += " (\(reason))" }
-      print(line)
+      Swift.print(line)
     }
+  }
+
+  /// The exit status the manual documents: 1 if anything failed, 2 if anything waits.
+  static func exitIfIncomplete(_ files: [SecretServiceClient.ImportedFile]) throws {
+    if files.contains(where: { $0.status == "failed" }) { throw Exit.failure }
+    if files.contains(where: { $0.status == "pending" }) { throw ExitCode(2) }
   }
 
   static let counts = [

@@ -110,6 +110,31 @@ struct GnomeKeyringFormatTests {
     }
   }
 
+  @Test func aBackupRoundTripsAndRefusesWhatItCannotTrust() throws {
+    let item = BackupItem(
+      number: 9, label: "L", contentType: "application/octet-stream",
+      created: Date(timeIntervalSince1970: 100), modified: Date(timeIntervalSince1970: 200),
+      attributes: ["a": "1"], secret: SecureBytes(copying: [0, 1, 2]))
+    let sealed = try Backup.seal(
+      [BackupCollection(name: "login", label: "Login", items: [item])],
+      passphrase: secure("pp"), parameters: .testing)
+    let opened = try Backup.open(sealed, passphrase: secure("pp"), file: "b")
+    #expect(opened.count == 1 && opened[0].name == "login" && opened[0].label == "Login")
+    let back = try #require(opened.first?.items.first)
+    #expect(back.number == 9 && back.label == "L" && back.contentType == "application/octet-stream")
+    #expect(back.created == item.created && back.modified == item.modified)
+    #expect(back.attributes == ["a": "1"] && back.secret.copyBytes() == [0, 1, 2])
+    #expect(throws: KeyringFileError.wrongPassword(file: "b")) {
+      try Backup.open(sealed, passphrase: secure("other"), file: "b")
+    }
+    // A header asking for 4 GiB of Argon2id memory is refused before anything is derived.
+    var greedy = sealed
+    greedy[21...24] = [0x00, 0x40, 0x00, 0x00]
+    #expect(throws: KeyringFileError.self) {
+      try Backup.open(greedy, passphrase: secure("pp"), file: "b")
+    }
+  }
+
   @Test func mergingTwiceAddsNothingAndTheNewerItemWins() throws {
     let fixture = try StoreFixture()
     let store = try fixture.open()

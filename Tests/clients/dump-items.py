@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 #
 # Everything a client can read from the provider on DBUS_SESSION_BUS_ADDRESS, as JSON: each
-# collection's path, label and items (path, label, attributes, secret in hex, created,
-# modified), and the default alias. Used to compare what gnome-keyring showed with what
-# keychaind shows after importing its files. The in-memory "session" collection is left out.
+# collection's path, label and items (path, label, attributes, secret in hex, its content
+# type, created, modified), and the default alias. Used to compare what gnome-keyring showed
+# with what keychaind shows after importing its files, and a backup's source with its
+# restore. The in-memory "session" collection is left out.
 
 import json
 
@@ -25,6 +26,7 @@ for collection in secretstorage.get_all_collections(connection):
             "label": item.get_label(),
             "attributes": item.get_attributes(),
             "secret": item.get_secret().hex(),
+            "content_type": item.get_secret_content_type(),
             "created": item.get_created(),
             "modified": item.get_modified(),
         }

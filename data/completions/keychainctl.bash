@@ -173,13 +173,13 @@ _keychainctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    store|lookup|search|clear|lock|unlock|add-generic-password|find-generic-password|delete-generic-password|add-internet-password|find-internet-password|delete-internet-password|list|create|delete|set-default|passwd|status|check|import|help)
+    store|lookup|search|clear|lock|unlock|add-generic-password|find-generic-password|delete-generic-password|add-internet-password|find-internet-password|delete-internet-password|list|create|delete|set-default|passwd|status|check|import|export|help)
         # Offer subcommand argument completions
         "_keychainctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'store lookup search clear lock unlock add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password list create delete set-default passwd status check import help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'store lookup search clear lock unlock add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password list create delete set-default passwd status check import export help' -- "${cur}"))
         ;;
     esac
 }
@@ -524,13 +524,13 @@ _keychainctl_import() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    gnome-keyring)
+    gnome-keyring|backup)
         # Offer subcommand argument completions
         "_keychainctl_import_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'gnome-keyring' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'gnome-keyring backup' -- "${cur}"))
         ;;
     esac
 }
@@ -545,6 +545,32 @@ _keychainctl_import_gnome-keyring() {
     # Offer option value completions
     case "${prev}" in
     '--dir')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_import_backup() {
+    repeating_flags=()
+    non_repeating_flags=(--dry-run --json -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __keychainctl_offer_flags_options 1
+}
+
+_keychainctl_export() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=(--collection)
+    non_repeating_options=(--output -o)
+    __keychainctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--output'|'-o')
+        return
+        ;;
+    '--collection')
         return
         ;;
     esac

@@ -65,7 +65,11 @@ function __keychainctl_parse_tokens -S
             switch $unparsed_tokens[1]
             case 'gnome-keyring'
                 __keychainctl_parse_subcommand 0 'dir=' 'dry-run' 'password-stdin' 'json' 'h/help'
+            case 'backup'
+                __keychainctl_parse_subcommand 1 'dry-run' 'json' 'h/help'
             end
+        case 'export'
+            __keychainctl_parse_subcommand 0 'o/output=' 'collection=+' 'h/help'
         case 'help'
             __keychainctl_parse_subcommand -r 1 
         end
@@ -142,6 +146,7 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positio
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'status' -d 'Show the provider, and each collection\'s lock state and item count.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'check' -d 'Check keychaind\'s store for damage, changing nothing.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'import' -d 'Bring another keyring\'s secrets into keychaind.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'export' -d 'Write collections, every item whole, to a file sealed with a passphrase.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl store" label' -l 'label' -d 'The item\'s label.' -rfka ''
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl store" collection' -l 'collection' -d 'The collection\'s object path (default: the default collection).' -rfka ''
@@ -224,8 +229,15 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_o
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl check" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl import" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl import" -eq 1' -fa 'gnome-keyring' -d 'Import gnome-keyring\'s keyrings into the running keychaind.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl import" -eq 1' -fa 'backup' -d 'Restore a backup made by keychainctl export into the running keychaind.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl import gnome-keyring" dir' -l 'dir' -d 'gnome-keyring\'s directory (default: its own).' -rfka ''
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl import gnome-keyring" dry-run' -l 'dry-run' -d 'Read and decrypt everything, write nothing, and report what would be imported.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl import gnome-keyring" password-stdin' -l 'password-stdin' -d 'Read one password from standard input (one line) and try it on every keyring.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl import gnome-keyring" json' -l 'json' -d 'Print JSON.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl import gnome-keyring" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl import backup" dry-run' -l 'dry-run' -d 'Read and authenticate the backup, write nothing, and report what it holds.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl import backup" json' -l 'json' -d 'Print JSON.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl import backup" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl export" o output' -l 'output' -s 'o' -d 'The file to write (must not exist).' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl export"' -l 'collection' -d 'A collection to export (repeatable; default: all).' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl export" h help' -s 'h' -l 'help' -d 'Show help information.'

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+//
+// The encrypted backup: `keychainctl export` reads chosen collections through the Secret
+// Service (any provider: keychaind or gnome-keyring) and seals them, every field of every
+// item, into one file with a passphrase (Argon2id and AES-256-GCM; the layout is in
+// Sources/KeychainImport/Backup.swift and keychainctl(1)); `keychainctl import backup` has
+// keychaind restore it with the import's merge rules.
+
+import ArgumentParser
+import Foundation
+import KeychainCrypto
+import KeychainDBus
+import KeychainImport
+import SecretServiceClient
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+struct Export: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Write collections, every item whole, to a file sealed with a passphrase.",
+    discussion: """
+      Every item's label, attributes, content type, dates, number and secret, for the \
+      collections named with --collection (by name, the last element of their path, or \
+      label), or all of them. Locked collections are unlocked through the provider's prompt \
+      first. The passphrase (asked twice without echo at a terminal, else one line of standard \
+      input) is stretched with Argon2id (t=3, m=64 MiB, p=4) into an AES-256-GCM \
+      key; a changed byte makes the whole file refused. The file is created 0600 and never \
+      overwritten. Restore it with `keychainctl import backup FILE`. Works with any Secret \
+      Service provider. The file: the 16 bytes "KEYCHAIN-BACKUP\\n", a version byte (1), \
+      Argon2id's t, m (KiB) and p as big-endian 32-bit numbers, a 16-byte salt, then a 12-byte \
+      nonce, the AES-256-GCM ciphertext and its 16-byte tag, the first 45 bytes being the \
+      associated data. The plaintext: a 32-bit collection count; per collection its name and \
+      label, an item count; per item its number, label, content type, created and modified \
+      (64-bit seconds), an attribute count, each name and value, and the secret; texts and \
+      the secret each after a 32-bit length.
+      """)
+
+  @Option(name: .shortAndLong, help: "The file to write (must not exist).")
+  var output: String
+
+  @Option(help: "A collection to export (repeatable; default: all).")
+  var collection: [String] = []
+
+  func run() async throws {
+    let client = try await connectedClient()
+    var chosen = try await client.collections().filter { !$0.path.rawValue.hasSuffix("/session") }
+    if !collection.isEmpty {
+      chosen = chosen.filter { remote in
+        collection.contains {
+          $0 == remote.label
+            || $0 == remote.path.rawValue.split(separator: "/").last.map(String.init)
+        }
+      }
+      guard chosen.count == Set(collection).count else {
+        complain("keychainctl: not every collection named was found")
+        throw Exit.failure
+      }
+    }
+    let passphrase = try SecretInput.newPassword(prompt: "Passphrase for the backup: ")
+    guard !passphrase.isEmpty else { throw ValidationError("the passphrase is empty") }
+    var collections: [BackupCollection] = []
+    for remote in chosen {
+      if remote.isLocked {
+        guard try await !client.unlock([remote.path]).isEmpty else {
+          complain("keychainctl: \(remote.label) stayed locked; nothing was written")
+          throw Exit.failure
+        }
+      }
+      var items: [BackupItem] = []
+      for path in remote.items {
+        let item = try await client.item(path)
+        let (secret, contentType) = try await client.secretAndContentType(of: path)
+        items.append(
+          BackupItem(
+            number: UInt32(path.rawValue.split(separator: "/").last ?? "") ?? 0,
+            label: item.label, contentType: contentType, created: item.created,
+            modified: item.modified, attributes: item.attributes, secret: secret))
+      }
+      let name = remote.path.rawValue.split(separator: "/").last.map(String.init) ?? ""
+      collections.append(BackupCollection(name: name, label: remote.label, items: items))
+    }
+    let sealed = try Backup.seal(collections, passphrase: SecureBytes(copying: passphrase))
+    try write(sealed, to: output)
+    let count = collections.reduce(0) { $0 + $1.items.count }
+    print("wrote \(count) items of \(collections.count) collections to \(output)")
+  }
+
+  /// Creates `path` 0600, failing if it exists, and syncs it before returning.
+  private func write(_ bytes: [UInt8], to path: String) throws {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard descriptor >= 0 else {
+      complain("keychainctl: cannot create \(path): \(String(cString: strerror(errno)))")
+      throw Exit.failure
+    }
+    defer { close(descriptor) }
+    var written = 0
+    while written < bytes.count {
+      let result = bytes[written...].withUnsafeBytes {
+        Glibc.write(descriptor, $0.baseAddress, $0.count)
+      }
+      if result < 0, errno == EINTR { continue }
+      guard result > 0 else {
+        complain("keychainctl: cannot write \(path): \(String(cString: strerror(errno)))")
+        unlink(path)
+        throw Exit.failure
+      }
+      written += result
+    }
+    guard fsync(descriptor) == 0 else {
+      complain("keychainctl: cannot sync \(path): \(String(cString: strerror(errno)))")
+      throw Exit.failure
+    }
+  }
+}
+
+struct ImportBackup: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "backup",
+    abstract: "Restore a backup made by keychainctl export into the running keychaind.",
+    discussion: """
+      keychaind reads and authenticates the whole file first (a wrong passphrase or a changed \
+      byte: nothing is written), then merges each collection into the one of the same name: \
+      an item matches by its number and attributes, or its attributes; the newer one is kept; \
+      nothing is deleted or duplicated. A collection keychaind does not have is created with \
+      the backup's passphrase as its password (change it with keychainctl passwd); a locked \
+      one waits until it is unlocked. Exit codes: 0 restored; 1 the file cannot be read or \
+      opened; 2 a collection is locked; 69 keychaind is not running. The passphrase is asked \
+      without echo at a terminal, else read as one line of standard input.
+      """)
+
+  @Argument(help: "The backup file.") var file: String
+
+  @Flag(help: "Read and authenticate the backup, write nothing, and report what it holds.")
+  var dryRun = false
+
+  @Flag(help: "Print JSON.") var json = false
+
+  func run() async throws {
+    let client = try await connectedClient()
+    guard let passphrase = SecretInput.line(prompt: "Passphrase: "), !passphrase.isEmpty else {
+      throw ValidationError("no passphrase given")
+    }
+    let path = URL(fileURLWithPath: file).standardizedFileURL.path
+    let collections: [SecretServiceClient.ImportedFile]
+    do {
+      collections = try await client.importBackup(
+        file: path, passphrase: SecureBytes(copying: passphrase), dryRun: dryRun)
+    } catch let error as DBusError where error.name == .unknownMethod {
+      complain("keychainctl: the Secret Service provider running is not keychaind (\(error))")
+      throw Exit.unavailable
+    }
+    ImportReport.print(collections, json: json, dryRun: dryRun)
+    try ImportReport.exitIfIncomplete(collections)
+  }
+}
