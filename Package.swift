@@ -162,7 +162,7 @@ let package = Package(
         "keychaind", "keychainctl", "keychain-load", "keychain-crash", "keychain-samples",
         "KeychainTesting",
         "KeychainDBus",
-        "KeychainStore",
+        "KeychainStore", "KeychainImport",
         "SecretServiceServer",
         "SecretServiceProtocol", "KeychainCrypto", .product(name: "Logging", package: "swift-log"),
       ]),

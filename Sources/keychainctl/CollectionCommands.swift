@@ -52,8 +52,14 @@ struct Status: AsyncParsableCommand {
     }
     let collections = try await client.collections()
     let items = collections.map(\.itemCount).reduce(0, +)
+    // keychaind's view of gnome-keyring's keyrings (a dry run: nothing is read twice or
+    // written); another provider has no such call, and nothing is shown.
+    let imports = try? await client.importGnomeKeyring(directory: "", passwords: [], dryRun: true)
+    let states = ["imported", "unchanged", "pending", "failed"].reduce(into: [String: Int]()) {
+      counts, status in counts[status] = imports?.filter { $0.status == status }.count ?? 0
+    }
     if json {
-      try printJSON([
+      var object: [String: Any] = [
         "provider": [
           "name": name?.rawValue ?? "", "pid": pid.map { Int($0) } ?? 0, "program": program ?? "",
         ],
@@ -61,7 +67,14 @@ struct Status: AsyncParsableCommand {
           ["path": $0.path.rawValue, "locked": $0.isLocked, "items": $0.itemCount]
         },
         "items": items,
-      ])
+      ]
+      if let imports, !imports.isEmpty {
+        object["gnome_keyring"] = [
+          "imported": states["unchanged"] ?? 0, "waiting": states["pending"] ?? 0,
+          "damaged": states["failed"] ?? 0, "new": states["imported"] ?? 0,
+        ]
+      }
+      try printJSON(object)
       return
     }
     print(
@@ -69,6 +82,13 @@ struct Status: AsyncParsableCommand {
     )
     print("collections: \(collections.count), \(collections.filter(\.isLocked).count) locked")
     print("items: \(items)")
+    if let imports, !imports.isEmpty {
+      let waiting = (states["pending"] ?? 0) + (states["imported"] ?? 0)
+      var line = "gnome-keyring keyrings: \(states["unchanged"] ?? 0) imported"
+      if waiting > 0 { line += ", \(waiting) not yet (keychainctl import gnome-keyring)" }
+      if let damaged = states["failed"], damaged > 0 { line += ", \(damaged) damaged" }
+      print(line)
+    }
   }
 }
 

@@ -3,11 +3,13 @@
 // Switching from gnome-keyring: keyrings made by the real gnome-keyring in a throwaway home
 // (a binary `login` with a password, a second keyring whose password gnome-keyring keeps in
 // login, a password-less textual keyring holding a secret with a newline, binary secrets, a
-// Flatpak-style app key), then keychaind started with the user's password in the same home.
+// Flatpak app's key from gnome-keyring's portal backend), then keychaind started with the user's password in the same home.
 // What gnome-keyring shows clients, keychaind shows: same paths, labels, attributes, secrets
 // and dates; gnome-keyring's files are byte-identical afterwards.
 
 import Foundation
+import KeychainCrypto
+import KeychainImport
 import KeychainTesting
 import Testing
 
@@ -42,8 +44,11 @@ struct GnomeKeyringImportTests {
     try store("Mail", ["service", "mail", "user", "alice"], Array("hunter2".utf8))
     try store("Two lines", ["kind", "multiline"], Array("first\nsecond".utf8))
     try store("Bytes", ["kind", "binary"], [0x00, 0xFF, 0x0A, 0x80, 0x7F])
-    // As gnome-keyring's portal backend keeps a Flatpak app's key: no label, only app_id.
-    try store("", ["app_id", "org.example.App"], (0..<64).map { UInt8(($0 * 37 + 11) % 251) })
+    // A Flatpak app's key, made by gnome-keyring's own portal backend as xdg-desktop-portal
+    // asks it for one (it keeps it with no label and only app_id).
+    let portal = try run(
+      "/usr/bin/python3", [clientScript("portal-retrieve.py"), "org.example.App"], env)
+    #expect(portal.hasPrefix("0 ") && portal.count == 2 + 128 + 1, "\(portal)")
     // A second keyring, and its password in login as gnome-keyring's "unlock automatically"
     // keeps it.
     let ctl = KeychainctlTests.keychainctl
@@ -188,6 +193,12 @@ struct GnomeKeyringImportTests {
     #expect(Self.items(seen, "login").isEmpty && Self.items(seen, "Open").count == 1)
     let login = gnome.home.path + "/.local/share/keyrings/login.keyring"
     #expect(daemon.log.contains("not imported yet: \(login)"), "\(daemon.log)")
+    let status = try runCommand(
+      KeychainctlTests.keychainctl, ["status"], environment: daemon.environment)
+    #expect(
+      status.stdout.contains(
+        "gnome-keyring keyrings: 1 imported, 2 not yet (keychainctl import gnome-keyring)"),
+      "\(status.stdout)")
 
     // keychainctl import: a dry run writes nothing and says what waits (exit 2); the right
     // password brings login over, and Work with the password login keeps (exit 0).
@@ -237,6 +248,40 @@ struct GnomeKeyringImportTests {
     // Work's password is kept in the damaged login: it waits; nothing is half-imported.
     #expect(daemon.log.contains("not imported yet: \(directory)/Work.keyring"), "\(daemon.log)")
     #expect(try Self.keyringFiles(gnome) == files)
+  }
+
+  /// Every prefix of a real login.keyring, and every byte of it flipped, is either read or
+  /// refused with a KeyringFileError: never a crash, never an item count the file did not say.
+  @Test func everyTruncationAndFlippedByteOfARealKeyringIsCaught() async throws {
+    let gnome = try await GnomeKeyring()
+    _ = try Self.run(
+      Self.secretTool, ["store", "--label=Mail", "service", "mail"], gnome.environment,
+      stdin: Array("hunter2".utf8))
+    try await gnome.stop()
+    let file = gnome.home.path + "/.local/share/keyrings/login.keyring"
+    let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
+    let password = SecureBytes(copying: Array("password".utf8))
+    let whole = try BinaryKeyring(parsing: bytes, file: file).open(password: password)
+    #expect(whole.items.count == 1 && whole.items[0].label == "Mail")
+    for length in 0..<bytes.count {
+      #expect(throws: KeyringFileError.self, "a prefix of \(length) bytes") {
+        try BinaryKeyring(parsing: Array(bytes.prefix(length)), file: file).open(password: password)
+      }
+    }
+    var refused = 0
+    for index in bytes.indices {
+      var flipped = bytes
+      flipped[index] ^= 0x55
+      do {
+        // The public part has no check of its own (gnome-keyring's format): a changed label
+        // or date reads as such. The items come from the authenticated part only.
+        let contents = try BinaryKeyring(parsing: flipped, file: file).open(password: password)
+        #expect(contents.items.count == 1, "byte \(index)")
+      } catch is KeyringFileError {
+        refused += 1
+      }
+    }
+    #expect(refused > bytes.count / 2)
   }
 
   @Test func aKeyringChangedInGnomeKeyringSinceIsMergedAgain() async throws {

@@ -14,15 +14,21 @@ import secretstorage
 connection = secretstorage.dbus_init()
 collections = {}
 for collection in secretstorage.get_all_collections(connection):
-    path = collection.collection_path
-    if path.endswith("/session"):
+    if collection.collection_path.endswith("/session"):
         continue
     if collection.is_locked():
-        collections[path] = "locked"
+        collections[collection.collection_path] = "locked"
         continue
     items = {}
-    for item in collection.get_all_items():
-        items[item.item_path] = {
+    for item_path in collection._collection.get_property("Items"):
+        try:
+            item = secretstorage.Item(connection, item_path, collection.session)
+        except secretstorage.exceptions.ItemNotFoundException:
+            # gnome-keyring lists the item its portal backend just made but cannot read it
+            # until it has reloaded its file: shown as such, not skipped.
+            items[item_path] = "unreadable"
+            continue
+        items[item_path] = {
             "label": item.get_label(),
             "attributes": item.get_attributes(),
             "secret": item.get_secret().hex(),
@@ -30,6 +36,6 @@ for collection in secretstorage.get_all_collections(connection):
             "created": item.get_created(),
             "modified": item.get_modified(),
         }
-    collections[path] = {"label": collection.get_label(), "items": items}
+    collections[collection.collection_path] = {"label": collection.get_label(), "items": items}
 default = secretstorage.get_default_collection(connection).collection_path
 print(json.dumps({"collections": collections, "default": default}, sort_keys=True, indent=1))
