@@ -46,7 +46,8 @@ run:
 	$(SWIFT) run -c $(CONFIG) keychaind $(ARGS)
 
 # What `make build` made, installed: the binaries, the D-Bus activation file and the systemd
-# user unit with paths filled in, the man pages, completions and the example configuration.
+# user unit with paths filled in, the man pages, completions, the example configuration and the
+# Flatpak secret portal's backend file.
 # It builds nothing, so that `sudo make install` does not run the compiler as root.
 BIN = $(shell $(SWIFT) build -c $(CONFIG) $(STATIC) --show-bin-path 2>/dev/null)
 INSTALLED = \
@@ -57,6 +58,7 @@ INSTALLED = \
   $(PREFIX)/share/man/man1/keychaind.1 \
   $(PREFIX)/share/man/man1/keychainctl.1 \
   $(PREFIX)/share/doc/keychaind/keychaind.conf.example \
+  $(PREFIX)/share/xdg-desktop-portal/portals/keychaind.portal \
   $(PREFIX)/share/bash-completion/completions/keychaind \
   $(PREFIX)/share/bash-completion/completions/keychainctl \
   $(PREFIX)/share/zsh/site-functions/_keychaind \
@@ -77,6 +79,7 @@ install:
 	install -Dm644 data/keychaind.1 "$(DESTDIR)$(PREFIX)/share/man/man1/keychaind.1"
 	install -Dm644 data/keychainctl.1 "$(DESTDIR)$(PREFIX)/share/man/man1/keychainctl.1"
 	install -Dm644 data/keychaind.conf "$(DESTDIR)$(PREFIX)/share/doc/keychaind/keychaind.conf.example"
+	install -Dm644 data/keychaind.portal "$(DESTDIR)$(PREFIX)/share/xdg-desktop-portal/portals/keychaind.portal"
 	for tool in keychaind keychainctl; do \
 	  install -Dm644 data/completions/$$tool.bash "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$tool"; \
 	  install -Dm644 data/completions/_$$tool "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$tool"; \

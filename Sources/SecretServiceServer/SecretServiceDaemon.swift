@@ -15,6 +15,7 @@ struct SecretTree: ObjectTree {
 
   func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]? {
     await state.gate.wait()
+    if path == PortalInterface.path { return [PortalInterface(state: state)] }
     guard let parsed = SecretPath(path) else { return nil }
     switch parsed {
     case .service:
@@ -41,7 +42,8 @@ struct SecretTree: ObjectTree {
     switch path.rawValue {
     case "/": return ["org"]
     case "/org": return ["freedesktop"]
-    case "/org/freedesktop": return ["secrets"]
+    case "/org/freedesktop": return ["portal", "secrets"]
+    case "/org/freedesktop/portal": return ["desktop"]
     case base: return ["collection", "aliases"]
     case base + "/collection": return try Resolver.mapped { try store.collections().map(\.name) }
     case base + "/aliases": return ["default"]

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+//
+// The Flatpak secret portal's backend, `org.freedesktop.impl.portal.Secret` on
+// /org/freedesktop/portal/desktop: xdg-desktop-portal asks it for a sandboxed application's
+// master key (libsecret's file backend inside the sandbox encrypts with it) and passes the
+// application's file descriptor to write it to. The key is found by `app_id` in the default
+// collection, then in every unlocked one (so a key gnome-keyring made and keychaind imported is
+// the same key), or made: 64 random bytes. A locked default collection is unlocked through the
+// usual prompt first, and the call waits for it.
+//
+// Unlike gnome-keyring and oo7, only the portal may ask: a caller that is not the current owner
+// of org.freedesktop.portal.Desktop is refused, so no process can fetch another app's key by
+// naming it. The key is never logged.
+
+import Foundation
+import KeychainCrypto
+import KeychainDBus
+import KeychainStore
+import SecretServiceProtocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+struct PortalInterface: DBusInterface {
+  let state: ServiceState
+
+  static let path: ObjectPath = "/org/freedesktop/portal/desktop"
+  static let portalName: BusName = "org.freedesktop.portal.Desktop"
+  static let keySize = 64
+
+  /// The portal's responses: success, cancelled (the unlock was dismissed), any other error.
+  enum Response: UInt32 {
+    case success = 0
+    case cancelled = 1
+    case failed = 2
+  }
+
+  static let description = InterfaceDescription(
+    "org.freedesktop.impl.portal.Secret",
+    methods: [
+      MethodDescription(
+        "RetrieveSecret",
+        inputs: [
+          .init("handle", .objectPath), .init("app_id", .string), .init("fd", .unixFD),
+          .init("options", .dictionary(key: .string, value: .variant)),
+        ],
+        outputs: [
+          .init("response", .uint32),
+          .init("results", .dictionary(key: .string, value: .variant)),
+        ])
+    ],
+    properties: [PropertyDescription("version", .uint32)])
+  var interfaceDescription: InterfaceDescription { Self.description }
+
+  func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue {
+    guard name == "version" else { throw DBusError.noSuchProperty(name) }
+    return .uint32(1)
+  }
+
+  func call(_ request: MethodRequest) async throws -> [DBusValue] {
+    let appID: String = try request.argument(1)
+    guard request.arguments.count > 2, case .unixFD(let fd) = request.arguments[2] else {
+      throw DBusError(.invalidArgs, "RetrieveSecret needs a file descriptor")
+    }
+    // Only the portal: anyone else could name any app and take its key.
+    let portal = try? await request.connection.nameOwner(Self.portalName)
+    guard let portal, portal == request.caller else {
+      throw DBusError(
+        .accessDenied, "only xdg-desktop-portal (the owner of \(Self.portalName)) may ask")
+    }
+    guard Self.isValid(appID) else { return Self.reply(.failed) }
+    let response = await retrieve(appID, into: fd, request)
+    return Self.reply(response)
+  }
+
+  static func reply(_ response: Response) -> [DBusValue] {
+    [.uint32(response.rawValue), [String: DBusValue]().dbusValue]
+  }
+
+  /// A Flatpak application id: reverse-DNS, at least two elements of letters, digits, `_` and
+  /// `-`, at most 255 bytes.
+  static func isValid(_ appID: String) -> Bool {
+    let elements = appID.split(separator: ".", omittingEmptySubsequences: false)
+    return appID.utf8.count <= 255 && elements.count >= 2
+      && elements.allSatisfy { element in
+        !element.isEmpty && element.first?.isNumber == false
+          && element.allSatisfy {
+            $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-")
+          }
+      }
+  }
+
+  private func retrieve(_ appID: String, into fd: UnixFileDescriptor, _ request: MethodRequest)
+    async -> Response
+  {
+    let store = state.store
+    guard let collection = (try? store.alias("default")) ?? nil else {
+      state.logger.warning("a Flatpak app asked for its key, and there is no default collection")
+      return .failed
+    }
+    if store.isLocked(collection) {
+      let outcome = await state.prompter.run(
+        .unlock(collections: [collection], objects: [Resolver.path(ofCollection: collection)]))
+      let signals = ChangeSignals(connection: request.connection, state: state)
+      await signals.lockChanged(outcome.unlocked, changed: Set(outcome.unlocked), locked: false)
+      await signals.announce(outcome.hooked)
+      state.unlocked(outcome.unlocked)
+      guard !store.isLocked(collection) else { return outcome.dismissed ? .cancelled : .failed }
+    }
+    do {
+      let (key, created) = try await Blocking.run {
+        try Self.key(for: appID, in: collection, store)
+      }
+      if let created {
+        await ChangeSignals(connection: request.connection, state: state).itemCreated(created)
+      }
+      return Self.write(key, to: fd) ? .success : .failed
+    } catch {
+      state.logger.warning("the key of a Flatpak app could not be read or made: \(error)")
+      return .failed
+    }
+  }
+
+  /// The app's key: in `collection` by `app_id` (one with the portal's schema first, then the
+  /// oldest), else in any unlocked collection, else a new one stored in `collection`.
+  static func key(for appID: String, in collection: String, _ store: KeychainStore) throws
+    -> (SecureBytes, created: ItemID?)
+  {
+    for scope in [collection, nil] as [String?] {
+      let found = try store.searchItems(["app_id": appID], in: scope).unlocked
+      let ranked = try found.map { (item: $0, info: try store.itemInfo($0)) }.sorted {
+        let portal = (
+          $0.info.attributes["xdg:schema"] == schema, $1.info.attributes["xdg:schema"] == schema
+        )
+        return portal.0 != portal.1 ? portal.0 : $0.info.created < $1.info.created
+      }
+      if let best = ranked.first { return (try store.secret(of: best.item).secret, nil) }
+    }
+    let key = SecureBytes.random(count: keySize)
+    let (item, _) = try store.createItem(
+      in: collection, label: "Application key for \(appID)",
+      attributes: ["app_id": appID, "xdg:schema": schema], secret: key,
+      contentType: "application/octet-stream", replace: false)
+    return (key, item)
+  }
+
+  static let schema = "org.freedesktop.portal.Secret"
+
+  /// Writes the whole key (partial writes and EINTR handled); false if the reader went away
+  /// (EPIPE) or the descriptor is not writable. A write to a pipe whose reader is gone raises
+  /// SIGPIPE, which would end the daemon: it is blocked on this thread for the write, and one
+  /// the write raised is taken off before the mask is restored.
+  static func write(_ key: SecureBytes, to fd: UnixFileDescriptor) -> Bool {
+    var pipeSignal = sigset_t()
+    sigemptyset(&pipeSignal)
+    sigaddset(&pipeSignal, SIGPIPE)
+    var previous = sigset_t()
+    pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+    defer {
+      var pending = sigset_t()
+      sigpending(&pending)
+      if sigismember(&pending, SIGPIPE) == 1 {
+        var now = timespec()
+        _ = sigtimedwait(&pipeSignal, nil, &now)
+      }
+      pthread_sigmask(SIG_SETMASK, &previous, nil)
+    }
+    return key.withUnsafeBytes { bytes in
+      var offset = 0
+      while offset < bytes.count {
+        let written = Glibc.write(fd.rawValue, bytes.baseAddress! + offset, bytes.count - offset)
+        if written < 0, errno == EINTR { continue }
+        guard written > 0 else { return false }
+        offset += written
+      }
+      return true
+    }
+  }
+}
