@@ -67,12 +67,7 @@ public enum BackupRestore {
             contentType: $0.contentType, preferredID: Int64($0.number), created: $0.created,
             modified: $0.modified)
         }, into: collection.name, source: record)
-      outcome.status = .imported
-      outcome.added = report.added.count
-      outcome.updated = report.updated.count
-      outcome.unchanged = report.unchanged
-      outcome.renumbered = report.renumbered
-      outcome.changedItems = report.added + report.updated
+      outcome.record(report)
     } catch {
       outcome.reason = "\(error)"
     }

@@ -48,6 +48,16 @@ public struct ImportOutcome: Sendable, Equatable {
   public var changedItems: [ItemID] = []
   /// Whether the collection was created by this import.
   public var createdCollection = false
+
+  /// Takes a merge's counts: the file is imported.
+  mutating func record(_ report: MergeReport) {
+    status = .imported
+    added = report.added.count
+    updated = report.updated.count
+    unchanged = report.unchanged
+    renumbered = report.renumbered
+    changedItems = report.added + report.updated
+  }
 }
 
 /// The importer of one gnome-keyring directory into one store.
@@ -172,12 +182,7 @@ public struct GnomeKeyringImporter: Sendable {
       "\(contents.items.count) items" + (contents.encrypted ? "" : Self.unprotectedMark)
     let report = try store.merge(
       contents.items.map(Self.imported), into: collection, source: described)
-    outcome.status = .imported
-    outcome.added = report.added.count
-    outcome.updated = report.updated.count
-    outcome.unchanged = report.unchanged
-    outcome.renumbered = report.renumbered
-    outcome.changedItems = report.added + report.updated
+    outcome.record(report)
   }
 
   /// Points `default` where gnome-keyring's `default` file does, if keychaind's default is
