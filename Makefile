@@ -55,6 +55,7 @@ INSTALLED = \
   $(PREFIX)/bin/keychainctl \
   $(PREFIX)/share/dbus-1/services/org.freedesktop.secrets.service \
   $(PREFIX)/lib/systemd/user/keychaind.service \
+  $(PREFIX)/lib/systemd/user/keychaind-control.socket \
   $(PREFIX)/share/man/man1/keychaind.1 \
   $(PREFIX)/share/man/man1/keychainctl.1 \
   $(PREFIX)/share/doc/keychaind/keychaind.conf.example \
@@ -76,6 +77,7 @@ install:
 	  > "$(DESTDIR)$(PREFIX)/share/dbus-1/services/org.freedesktop.secrets.service"
 	sed 's|@BINDIR@|$(PREFIX)/bin|' data/keychaind.service.in \
 	  > "$(DESTDIR)$(PREFIX)/lib/systemd/user/keychaind.service"
+	install -Dm644 data/keychaind-control.socket "$(DESTDIR)$(PREFIX)/lib/systemd/user/keychaind-control.socket"
 	install -Dm644 data/keychaind.1 "$(DESTDIR)$(PREFIX)/share/man/man1/keychaind.1"
 	install -Dm644 data/keychainctl.1 "$(DESTDIR)$(PREFIX)/share/man/man1/keychainctl.1"
 	install -Dm644 data/keychaind.conf "$(DESTDIR)$(PREFIX)/share/doc/keychaind/keychaind.conf.example"

@@ -102,7 +102,7 @@ let package = Package(
       ]),
 
     // gnome-keyring's control protocol (pam_gnome_keyring's socket): wire format and client.
-    .target(name: "KeyringControl", dependencies: ["CKeychainProcess"]),
+    .target(name: "KeyringControl", dependencies: ["CKeychainProcess", "KeychainCrypto"]),
 
     .executableTarget(
       name: "keychaind",
@@ -162,7 +162,7 @@ let package = Package(
         "keychaind", "keychainctl", "keychain-load", "keychain-crash", "keychain-samples",
         "KeychainTesting",
         "KeychainDBus",
-        "KeychainStore", "KeychainImport",
+        "KeychainStore", "KeychainImport", "KeyringControl",
         "SecretServiceServer",
         "SecretServiceProtocol", "KeychainCrypto", .product(name: "Logging", package: "swift-log"),
       ]),

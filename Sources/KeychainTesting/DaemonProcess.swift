@@ -47,6 +47,12 @@ public final class DaemonProcess: Sendable {
     var environment = bus.environment(home: home.path)
     environment["PINENTRY"] = pinentry ?? "none"
     environment.merge(extra) { $1 }
+    // As a login session has it: the runtime directory, private (the control socket goes there).
+    if let runtime = environment["XDG_RUNTIME_DIR"] {
+      try FileManager.default.createDirectory(
+        atPath: runtime, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    }
     let arguments = (password == nil ? [] : ["--unlock"]) + ["--verbose"] + arguments
     let logPath = logPath
     launch = { [environment, input] in

@@ -10,6 +10,8 @@
 //
 // A NULL argument has the length 0x7FFFFFFF and no bytes.
 
+import KeychainCrypto
+
 /// The operations a control client can ask for.
 public enum ControlOperation: UInt32, Sendable {
   /// Start components (the reply then also carries an environment list).
@@ -55,6 +57,30 @@ public enum ControlPacket {
   /// A reply carrying `result`.
   public static func reply(_ result: ControlResult) -> [UInt8] {
     word(8) + word(result.rawValue)
+  }
+
+  /// A request's operation and arguments (after its length word), each argument a slice of
+  /// `body` in locked memory and a NULL one empty; nil for anything malformed.
+  public static func parse(_ body: SecureBytes) -> (ControlOperation, [SecureBytes])? {
+    body.withUnsafeBytes { bytes -> (ControlOperation, [SecureBytes])? in
+      guard bytes.count >= 4, let operation = ControlOperation(rawValue: word(bytes, at: 0))
+      else { return nil }
+      var offset = 4
+      var arguments: [SecureBytes] = []
+      while offset < bytes.count {
+        guard bytes.count - offset >= 4, arguments.count < 8 else { return nil }
+        let length = word(bytes, at: offset)
+        offset += 4
+        if length == nullLength {
+          arguments.append(body.slice(offset..<offset))
+          continue
+        }
+        guard Int(length) <= bytes.count - offset else { return nil }
+        arguments.append(body.slice(offset..<(offset + Int(length))))
+        offset += Int(length)
+      }
+      return (operation, arguments)
+    }
   }
 
   static func word(_ value: UInt32) -> [UInt8] {

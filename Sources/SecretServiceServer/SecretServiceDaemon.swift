@@ -110,6 +110,17 @@ public final class SecretServiceDaemon: Sendable {
     return try await connection.requestName(SecretService.busName, options: options)
   }
 
+  /// Tells clients that `collections` were unlocked outside any call (at login, through the
+  /// control socket), together with what the password hook did meanwhile.
+  public func announceUnlocked(
+    _ collections: [String], _ effects: PasswordHookEffects, on connection: Connection
+  ) async {
+    let signals = ChangeSignals(connection: connection, state: state)
+    await signals.announce(effects)
+    await signals.lockChanged(collections, changed: Set(collections), locked: false)
+    state.unlocked(collections)
+  }
+
   /// Open sessions and pending prompts, for tests and diagnostics.
   public var callerStateCounts: (sessions: Int, prompts: Int) {
     get async { await state.counts }

@@ -142,8 +142,13 @@ struct Keychaind: AsyncParsableCommand {
       daemon.answerCalls()
       daemon.collectionsUnlocked(try store.collections().map(\.name).filter { !store.isLocked($0) })
     }
+    let control = LoginControl.start(
+      LoginControl(
+        store: store, daemon: daemon, connection: connection, environment: environment,
+        logger: logger, stop: { lifetime.stop($0) }))
     let reason = await lifetime.wait(for: connection)
     logger.info("stopping: \(reason)")
+    control?.close()
     await connection.close()
     do {
       try store.close()

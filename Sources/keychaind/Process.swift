@@ -119,22 +119,36 @@ enum LoginUnlock {
   /// Creates the login collection with `password`, or unlocks it; points `default` at it if
   /// no alias does. Exit status 5 for a password that does not unlock it.
   static func run(store: KeychainStore, password: SecureBytes, logger: Logger) throws {
+    do {
+      _ = try openLogin(store: store, password: password, logger: logger)
+    } catch StoreError.wrongPassword {
+      logger.critical("the password does not unlock the login collection")
+      throw ExitCode(5)
+    }
+  }
+
+  /// Unlocks the login collection with `password`, or creates it with that password (as
+  /// gnome-keyring's login unlock does); returns whether it created it. A wrong password
+  /// throws `wrongPassword` and changes nothing.
+  static func openLogin(store: KeychainStore, password: SecureBytes, logger: Logger) throws
+    -> Bool
+  {
+    var created = false
     if try store.hasCollection(KeychainStore.loginCollection) {
-      do {
-        try store.unlock("login", password: password)
-        logger.info("unlocked the login collection")
-      } catch StoreError.wrongPassword {
-        logger.critical("the password does not unlock the login collection")
-        throw ExitCode(5)
-      }
+      // Checked even when it is unlocked already: a wrong password is never answered OK.
+      let wasLocked = store.isLocked(KeychainStore.loginCollection)
+      try store.unlock(KeychainStore.loginCollection, password: password)
+      if wasLocked { logger.info("unlocked the login collection") }
     } else {
       try store.createCollection(
         name: KeychainStore.loginCollection, label: "Login", password: password)
       logger.info("created the login collection")
+      created = true
     }
     if try store.alias("default") == nil {
       try store.setAlias("default", to: KeychainStore.loginCollection)
     }
+    return created
   }
 }
 
@@ -158,6 +172,11 @@ final class Lifetime: Sendable {
       source.resume()
       return source
     }
+  }
+
+  /// Ends `wait` with `reason` (a QUIT through the control socket).
+  func stop(_ reason: String) {
+    continuation.yield(reason)
   }
 
   /// Returns the first reason to stop: a signal since `init`, or the end of `connection`.

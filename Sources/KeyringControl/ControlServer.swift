@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+//
+// The server side of gnome-keyring's control protocol, so that the `pam_gnome_keyring.so` every
+// distribution ships unlocks keychaind at login (UNLOCK with the login password), keeps it in
+// step with `passwd` (CHANGE) and can stop it (QUIT). One thread accepts and answers one
+// request per connection. Before a byte is read, the peer must be this user (SO_PEERCRED);
+// packets are bounded and read into locked memory; passwords go only to the handler.
+
+import CKeychainProcess
+import Foundation
+import KeychainCrypto
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What the daemon does with each request; called on the server's thread, one at a time.
+public protocol ControlHandler: Sendable {
+  /// Unlock the login collection with `password`, or create it with that password.
+  func unlock(password: SecureBytes) -> ControlResult
+  /// Re-key the login collection from `old` to `new`.
+  func change(old: SecureBytes, new: SecureBytes) -> ControlResult
+  /// Stop the daemon (after the reply).
+  func quit() -> ControlResult
+}
+
+/// A listening control socket.
+public final class ControlServer: Sendable {
+  public let path: String
+  private let listener: Int32
+  private let inode: UInt64
+  private let closed = Atomic<Bool>(false)
+
+  /// Listens at `path` (its directory made 0700 if missing). Nil when a live server already
+  /// answers there (a running gnome-keyring-daemon): that one keeps it. A stale socket file is
+  /// replaced; anything else at the path is left alone and refused.
+  public static func listen(at path: String, handler: some ControlHandler) throws(ControlError)
+    -> ControlServer?
+  {
+    let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+    if !directory.isEmpty { mkdir(directory, 0o700) }
+    var info = stat()
+    if lstat(path, &info) == 0 {
+      guard info.st_mode & S_IFMT == S_IFSOCK, info.st_uid == getuid() else {
+        throw ControlError(description: "\(path) exists and is not this user's control socket")
+      }
+      if (try? ControlClient.send(ControlPacket.request(.initialize, [[]]), to: path)) != nil {
+        return nil
+      }
+      unlink(path)
+    }
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw ControlError(description: "socket: errno \(errno)") }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+      Glibc.close(fd)
+      throw ControlError(description: "\(path) is too long for a socket path")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: bytes)
+      raw[bytes.count] = 0
+    }
+    // Created 0600 from the start: no moment in which another user could connect.
+    let previous = umask(0o177)
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    umask(previous)
+    guard bound == 0, Glibc.listen(fd, 16) == 0, lstat(path, &info) == 0 else {
+      let error = errno
+      Glibc.close(fd)
+      throw ControlError(description: "cannot listen at \(path): errno \(error)")
+    }
+    return start(ControlServer(path: path, listener: fd, inode: UInt64(info.st_ino)), handler)
+  }
+
+  /// Serves on a listening socket systemd passed (socket activation: `LISTEN_FDS` and
+  /// `LISTEN_PID` name this process, the socket is descriptor 3). Nil when none was passed.
+  /// The socket file is systemd's: `close` leaves it in place.
+  public static func adopt(
+    environment: [String: String], handler: some ControlHandler
+  ) -> ControlServer? {
+    guard environment["LISTEN_PID"] == String(getpid()), environment["LISTEN_FDS"] == "1"
+    else { return nil }
+    let fd: Int32 = 3
+    var type: Int32 = 0
+    var length = socklen_t(MemoryLayout<Int32>.size)
+    var address = sockaddr_un()
+    var addressLength = socklen_t(MemoryLayout<sockaddr_un>.size)
+    let named = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &addressLength) }
+    }
+    guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0,
+      type == Int32(SOCK_STREAM.rawValue), named == 0, address.sun_family == sa_family_t(AF_UNIX)
+    else { return nil }
+    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    let path = withUnsafeBytes(of: &address.sun_path) {
+      String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+    }
+    return start(ControlServer(path: path, listener: fd, inode: 0), handler)
+  }
+
+  private static func start(_ server: ControlServer, _ handler: some ControlHandler)
+    -> ControlServer
+  {
+    let thread = Thread { server.serve(handler) }
+    thread.start()
+    return server
+  }
+
+  private init(path: String, listener: Int32, inode: UInt64) {
+    self.path = path
+    self.listener = listener
+    self.inode = inode
+  }
+
+  /// Stops listening and removes the socket file if it is still this server's.
+  public func close() {
+    guard !closed.exchange(true, ordering: .relaxed) else { return }
+    shutdown(listener, Int32(SHUT_RDWR))
+    var info = stat()
+    if inode != 0, lstat(path, &info) == 0, UInt64(info.st_ino) == inode { unlink(path) }
+  }
+
+  private func serve(_ handler: some ControlHandler) {
+    while !closed.load(ordering: .relaxed) {
+      let client = accept(listener, nil, nil)
+      if client < 0 {
+        if errno == EINTR || errno == ECONNABORTED { continue }
+        break
+      }
+      _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+      answer(client, handler)
+      Glibc.close(client)
+    }
+    Glibc.close(listener)
+  }
+
+  /// One request: the peer checked, the credentials byte, one bounded packet, one reply.
+  private func answer(_ client: Int32, _ handler: some ControlHandler) {
+    var (pid, uid): (pid_t, uid_t) = (0, 0)
+    guard keychain_peer_credentials(client, &pid, &uid) == 0, uid == getuid() else { return }
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let header = SecureScratch(capacity: 5)
+    guard readExactly(client, header, 5) else { return }
+    let (credentials, length) = header.withUnsafeMutableBytes {
+      ($0[0], ControlPacket.word($0.dropFirst(1), at: 0))
+    }
+    guard credentials == 0, length >= 8, length <= ControlPacket.maximumLength else {
+      reply(client, .failed)
+      return
+    }
+    let body = SecureScratch(capacity: Int(length) - 4)
+    guard readExactly(client, body, Int(length) - 4),
+      let (operation, arguments) = ControlPacket.parse(body.prefix(Int(length) - 4))
+    else {
+      reply(client, .failed)
+      return
+    }
+    let result: ControlResult
+    switch (operation, arguments.count) {
+    case (.initialize, _):
+      // The components are gnome-keyring's; keychaind has one, always running. The reply's
+      // environment list is empty.
+      result = .ok
+    case (.unlock, 1): result = handler.unlock(password: arguments[0])
+    case (.change, 2): result = handler.change(old: arguments[0], new: arguments[1])
+    case (.quit, _): result = .ok
+    default: result = .failed
+    }
+    reply(client, result, environment: operation == .initialize)
+    if operation == .quit { _ = handler.quit() }
+  }
+
+  private func reply(_ client: Int32, _ result: ControlResult, environment: Bool = false) {
+    // INITIALIZE's reply also carries a string list (here empty: a count of 0).
+    let packet =
+      environment
+      ? ControlPacket.word(12) + ControlPacket.word(result.rawValue) + ControlPacket.word(0)
+      : ControlPacket.reply(result)
+    _ = packet.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+  }
+
+  private func readExactly(_ client: Int32, _ buffer: borrowing SecureScratch, _ count: Int)
+    -> Bool
+  {
+    buffer.withUnsafeMutableBytes { raw in
+      var got = 0
+      while got < count {
+        let n = recv(client, raw.baseAddress! + got, count - got, 0)
+        if n < 0, errno == EINTR { continue }
+        guard n > 0 else { return false }
+        got += n
+      }
+      return true
+    }
+  }
+}

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+//
+// Login unlock through gnome-keyring's control socket: `pam_gnome_keyring.so` (in the PAM
+// stacks of gdm, lightdm, sddm, login…) sends UNLOCK with the password the user just logged in
+// with, and CHANGE when `passwd` changes it. keychaind listens at $XDG_RUNTIME_DIR/keyring/control
+// unless a running gnome-keyring-daemon already answers there.
+
+import Foundation
+import KeychainCrypto
+import KeychainDBus
+import KeychainStore
+import KeyringControl
+import Logging
+import SecretServiceServer
+
+struct LoginControl: ControlHandler {
+  let store: KeychainStore
+  let daemon: SecretServiceDaemon
+  let connection: Connection
+  let environment: [String: String]
+  let logger: Logger
+  let stop: @Sendable (String) -> Void
+
+  /// Starts the server at gnome-keyring's path; nil (and one log line) when there is none to
+  /// take.
+  static func start(_ handler: LoginControl) -> ControlServer? {
+    if let adopted = ControlServer.adopt(environment: handler.environment, handler: handler) {
+      handler.logger.info("login unlock through PAM: listening at \(adopted.path) (from systemd)")
+      return adopted
+    }
+    guard let path = ControlClient.socketPath(handler.environment) else {
+      handler.logger.info("no XDG_RUNTIME_DIR: login unlock through PAM is off")
+      return nil
+    }
+    do {
+      guard let server = try ControlServer.listen(at: path, handler: handler) else {
+        handler.logger.notice(
+          "\(path) is answered by another daemon (gnome-keyring?): login unlock goes there")
+        return nil
+      }
+      handler.logger.info("login unlock through PAM: listening at \(path)")
+      return server
+    } catch {
+      handler.logger.warning("login unlock through PAM is off: \(error)")
+      return nil
+    }
+  }
+
+  func unlock(password: SecureBytes) -> ControlResult {
+    let created: Bool
+    do {
+      created = try LoginUnlock.openLogin(store: store, password: password, logger: logger)
+    } catch StoreError.wrongPassword {
+      logger.notice("the control socket's password (from PAM) does not unlock the login collection")
+      return .denied
+    } catch {
+      logger.error("the login collection could not be unlocked from the control socket: \(error)")
+      return .failed
+    }
+    logger.info("unlocked the login collection through the control socket (PAM)")
+    var effects = GnomeKeyringMigration.run(
+      store: store, password: password, environment: environment, logger: logger)
+    if created { effects.createdCollections.insert(KeychainStore.loginCollection, at: 0) }
+    let unlocked = [KeychainStore.loginCollection] + effects.unlockedCollections
+    effects.unlockedCollections = []
+    let (daemon, connection) = (daemon, connection)
+    Task { await daemon.announceUnlocked(unlocked, effects, on: connection) }
+    return .ok
+  }
+
+  func change(old: SecureBytes, new: SecureBytes) -> ControlResult {
+    do {
+      try store.changePassword(KeychainStore.loginCollection, from: old, to: new)
+    } catch StoreError.wrongPassword {
+      logger.notice("the control socket's old password (from PAM) is not the login collection's")
+      return .denied
+    } catch {
+      logger.error("the login collection could not be re-keyed from the control socket: \(error)")
+      return .failed
+    }
+    logger.info("re-keyed the login collection through the control socket (passwd)")
+    return .ok
+  }
+
+  func quit() -> ControlResult {
+    stop("asked to quit through the control socket")
+    return .ok
+  }
+}
