@@ -121,6 +121,21 @@ public final class SecretServiceDaemon: Sendable {
     state.unlocked(collections)
   }
 
+  /// Locks every unlocked collection (the in-memory session one excepted) and tells clients,
+  /// for locks that come from outside any call (the screen lock, sleep); returns their names.
+  @discardableResult
+  public func lockAll(on connection: Connection) async -> [String] {
+    let store = state.store
+    let names = ((try? store.collections()) ?? []).map(\.name).filter {
+      $0 != KeychainStore.sessionCollection && !store.isLocked($0)
+    }
+    for name in names { try? store.lock(name) }
+    let locked = names.filter { store.isLocked($0) }
+    await ChangeSignals(connection: connection, state: state).lockChanged(
+      locked, changed: Set(locked), locked: true)
+    return locked
+  }
+
   /// Open sessions and pending prompts, for tests and diagnostics.
   public var callerStateCounts: (sessions: Int, prompts: Int) {
     get async { await state.counts }

@@ -11,6 +11,10 @@ struct Configuration: Equatable {
   var pinentry: String?
   /// Where the store lives.
   var dataDirectory: String?
+  /// Lock every collection when logind locks the session (screen lock).
+  var lockOnScreenLock = true
+  /// Lock every collection before the machine sleeps.
+  var lockBeforeSleep = true
 
   /// Why a configuration file was refused.
   struct Failure: Error, CustomStringConvertible {
@@ -52,6 +56,15 @@ struct Configuration: Equatable {
       switch key {
       case "pinentry": configuration.pinentry = value
       case "data-dir": configuration.dataDirectory = value
+      case "lock-on-screen-lock", "lock-before-sleep":
+        guard let flag = ["true": true, "yes": true, "false": false, "no": false][value] else {
+          throw Failure(description: "\(origin):\(number + 1): \(key) is true or false")
+        }
+        if key == "lock-on-screen-lock" {
+          configuration.lockOnScreenLock = flag
+        } else {
+          configuration.lockBeforeSleep = flag
+        }
       default:
         throw Failure(description: "\(origin):\(number + 1): unknown setting '\(key)'")
       }

@@ -146,7 +146,14 @@ struct Keychaind: AsyncParsableCommand {
       LoginControl(
         store: store, daemon: daemon, connection: connection, environment: environment,
         logger: logger, stop: { lifetime.stop($0) }))
+    let sessionLock = await SessionLock.start(
+      environment: environment, configuration: configuration, store: store, logger: logger
+    ) { why in
+      let locked = await daemon.lockAll(on: connection)
+      if !locked.isEmpty { logger.info("locked \(locked.joined(separator: ", ")): \(why)") }
+    }
     let reason = await lifetime.wait(for: connection)
+    _ = sessionLock
     logger.info("stopping: \(reason)")
     control?.close()
     await connection.close()

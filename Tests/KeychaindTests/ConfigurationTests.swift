@@ -92,7 +92,8 @@ import Testing
       $0.hasPrefix("#") && !$0.hasPrefix("# ") && $0.contains(" = ")
     }
     .map { $0.dropFirst().split(separator: " ")[0] }
-    #expect(settings.sorted() == ["data-dir", "pinentry"])
+    #expect(
+      settings.sorted() == ["data-dir", "lock-before-sleep", "lock-on-screen-lock", "pinentry"])
     for setting in settings {
       #expect(manual.contains(".BI \(setting.replacingOccurrences(of: "-", with: "\\-")) "))
     }

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+//
+// Locking with the session: a stand-in for logind (Tests/clients/fake-logind.py) on a private
+// system bus sends Lock, LockedHint and PrepareForSleep, and keychaind locks the keyring; the
+// screen unlocker's PAM stack opens it again through the control socket. Before sleep, keychaind
+// holds a delay inhibitor and lets it go only after the keys are wiped, and takes a new one
+// after resume.
+
+import Foundation
+import KeychainTesting
+import KeyringControl
+import Testing
+
+@Suite(
+  .enabled(
+    if: FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/jeepney"),
+    "python3-jeepney is not installed"))
+struct SessionLockTests {
+  private static let script =
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("clients/fake-logind.py").path
+
+  /// Asks the fake logind to emit `what`, or for its inhibitor counts.
+  static func logind(_ system: PrivateBus, _ method: String, _ arguments: [String] = [])
+    throws -> String
+  {
+    let result = try runCommand(
+      "/usr/bin/gdbus",
+      [
+        "call", "--address", system.address, "--dest", "org.freedesktop.login1",
+        "--object-path", "/org/freedesktop/login1", "--method",
+        "org.keychain_linux.FakeLogind." + method,
+      ] + arguments)
+    #expect(result.status == 0, "\(result.stderr)")
+    return result.stdout
+  }
+
+  /// Waits (bounded) until `condition` holds.
+  static func eventually(_ condition: () throws -> Bool) async throws -> Bool {
+    for _ in 0..<500 {
+      if try condition() { return true }
+      try await Task.sleep(for: .milliseconds(20))  // a bound, not a speed check
+    }
+    return false
+  }
+
+  @Test func screenLockAndSleepLockTheKeyringAndPamOpensItAgain() async throws {
+    let system = try PrivateBus()
+    let fake = try ChildProcess(
+      "/usr/bin/python3", [Self.script], environment: system.environment(), pipeStdout: true)
+    #expect(try fake.readLine() == "ready")
+    let daemon = try await DaemonProcess(
+      password: "pw", environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address])
+    let started = try await Self.eventually {
+      let inhibitors = try Self.logind(system, "Inhibitors")
+      return daemon.log.contains("the keyring locks with the screen")
+        && inhibitors.contains("(uint32 1, uint32 0")
+    }
+    #expect(started, "\(daemon.log)")
+    #expect(try Self.logind(system, "Inhibitors").contains("'sleep keychaind"))
+    #expect(try Self.logind(system, "Inhibitors").contains("delay'"))
+    let locked = { try ControlSocketTests.loginLocked(daemon) == true }
+    let unlock = {
+      try ControlClient.send(
+        ControlPacket.request(.unlock, [Array("pw".utf8)]), to: ControlSocketTests.socket(daemon)
+      ).result
+    }
+
+    // The screen locks: so does the keyring; the unlocker's PAM stack opens it again.
+    _ = try Self.logind(system, "Emit", ["lock"])
+    #expect(try await Self.eventually(locked), "\(daemon.log)")
+    #expect(try unlock() == .ok)
+    #expect(try !locked())
+    _ = try Self.logind(system, "Emit", ["locked-hint"])
+    #expect(try await Self.eventually(locked), "\(daemon.log)")
+    #expect(try unlock() == .ok)
+
+    // Sleep: locked, then the inhibitor released; after resume a new one is taken.
+    _ = try Self.logind(system, "Emit", ["sleep"])
+    #expect(
+      try await Self.eventually {
+        try Self.logind(system, "Inhibitors").contains("uint32 1, uint32 1")
+      },
+      "\(daemon.log)")
+    #expect(try locked())
+    let log = daemon.log
+    let lockLine = try #require(log.range(of: "the machine is going to sleep"))
+    let releaseLine = try #require(log.range(of: "released the sleep inhibitor"))
+    #expect(lockLine.lowerBound < releaseLine.lowerBound)
+    _ = try Self.logind(system, "Emit", ["wake"])
+    #expect(
+      try await Self.eventually {
+        try Self.logind(system, "Inhibitors").contains("uint32 2, uint32 1")
+      },
+      "\(daemon.log)")
+    #expect(daemon.isRunning)
+    fake.signal(SIGTERM)  // (also keeps the fake alive until here)
+  }
+
+  @Test func eachPolicyCanBeTurnedOff() async throws {
+    let system = try PrivateBus()
+    let fake = try ChildProcess(
+      "/usr/bin/python3", [Self.script], environment: system.environment(), pipeStdout: true)
+    #expect(try fake.readLine() == "ready")
+    let directory = try TemporaryDirectory(prefix: "session-lock")
+    let path = directory.path + "/keychaind.conf"
+    try "lock-on-screen-lock = false\nlock-before-sleep = no\n".write(
+      toFile: path, atomically: true, encoding: .utf8)
+    let daemon = try await DaemonProcess(
+      password: "pw", arguments: ["--config", path],
+      environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address])
+    // Nothing followed, nothing inhibited; the first call is answered, so start-up is over.
+    #expect(try ControlSocketTests.loginLocked(daemon) == false)
+    #expect(try Self.logind(system, "Inhibitors").contains("(uint32 0, uint32 0"))
+    #expect(!daemon.log.contains("the keyring locks with the screen"), "\(daemon.log)")
+    fake.signal(SIGTERM)
+  }
+}
