@@ -39,6 +39,11 @@ struct ServiceInterface: DBusInterface {
         "ReadAlias", inputs: [.init("name", .string)], outputs: [.init("collection", .objectPath)]),
       MethodDescription(
         "SetAlias", inputs: [.init("name", .string), .init("collection", .objectPath)]),
+      // gnome-keyring's two extra methods: desktops' "lock keyring" buttons call LockService.
+      MethodDescription("LockService"),
+      MethodDescription(
+        "ChangeLock", inputs: [.init("collection", .objectPath)],
+        outputs: [.init("prompt", .objectPath)]),
     ],
     properties: [PropertyDescription("Collections", .array(.objectPath))],
     signals: [
@@ -80,6 +85,23 @@ struct ServiceInterface: DBusInterface {
       return [Resolver.paths(of: unlocked), Resolver.paths(of: locked)]
     case "Unlock":
       return try await unlock(try request.argument(0), request)
+    case "LockService":
+      // Every collection; gnome-keyring sends no signals here, which leaves its clients'
+      // proxies showing unlocked collections: keychaind sends the usual ones.
+      let names = try Resolver.mapped { try store.collections().map(\.name) }
+        .filter { $0 != KeychainStore.sessionCollection && !store.isLocked($0) }
+      for name in names { try Resolver.mapped { try store.lock(name) } }
+      await ChangeSignals(request, state: state).lockChanged(
+        names, changed: Set(names), locked: true)
+      return []
+    case "ChangeLock":
+      let collection = try Resolver.namedCollection(try request.argument(0), in: store)
+      guard collection != KeychainStore.sessionCollection else {
+        throw DBusError(.notSupported, "the session collection has no password")
+      }
+      let prompt = try await state.makePrompt(
+        owner: request.caller, action: .changePassword(collection: collection))
+      return [.objectPath(prompt)]
     case "Lock":
       let objects: [ObjectPath] = try request.argument(0)
       var locked: [ObjectPath] = []

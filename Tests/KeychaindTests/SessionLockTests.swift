@@ -97,6 +97,25 @@ struct SessionLockTests {
     fake.signal(SIGTERM)  // (also keeps the fake alive until here)
   }
 
+  /// gnome-keyring's LockService, which desktops' "lock keyring" buttons call: every collection.
+  @Test func lockServiceLocksEveryCollection() async throws {
+    let daemon = try await DaemonProcess(password: "pw")
+    let created = try daemon.run(
+      KeychainctlTests.keychainctl, ["create", "Work", "--password-stdin"],
+      stdin: Array("work pw".utf8))
+    #expect(created.status == 0, "\(created.stderr)")
+    let locked = try daemon.run(
+      "/usr/bin/gdbus",
+      [
+        "call", "--session", "--dest", "org.freedesktop.secrets", "--object-path",
+        "/org/freedesktop/secrets", "--method", "org.freedesktop.Secret.Service.LockService",
+      ])
+    #expect(locked.status == 0 && locked.stdout == "()\n", "\(locked.stderr)")
+    let status = try daemon.run(KeychainctlTests.keychainctl, ["status"])
+    // (The in-memory session collection has no lock.)
+    #expect(status.stdout.contains("collections: 3, 2 locked"), "\(status.stdout)")
+  }
+
   @Test func eachPolicyCanBeTurnedOff() async throws {
     let system = try PrivateBus()
     let fake = try ChildProcess(
