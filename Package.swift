@@ -83,7 +83,7 @@ let package = Package(
       name: "keychainctl",
       dependencies: [
         "Keychain", "SecretServiceClient", "SecretServiceProtocol", "KeychainCrypto",
-        "KeychainDBus", "KeychainStore", "KeychainImport",
+        "KeychainDBus", "KeychainStore", "KeychainImport", "KeyringControl",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 

@@ -25,43 +25,23 @@ public enum ControlClient {
     return runtime + "/keyring/control"
   }
 
+  /// Whether a server of this user listens at `path`, and its process id: it connects and
+  /// reads the peer's credentials, and sends nothing (so no request is made of it).
+  public static func probe(_ path: String) throws(ControlError) -> pid_t {
+    let fd = try connected(path)
+    defer { close(fd) }
+    return try peer(fd: fd, path)
+  }
+
   /// Sends one request to the daemon at `path` and returns its answer. The socket must be ours
   /// (owned by this user, not a link) and so must the process behind it (its credentials are
   /// read back); `serverPID` is that process's id.
   public static func send(_ request: [UInt8], to path: String) throws(ControlError)
     -> (result: ControlResult, serverPID: pid_t)
   {
-    var info = stat()
-    guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK, info.st_uid == getuid()
-    else {
-      throw ControlError(description: "\(path) is not a control socket of this user")
-    }
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw ControlError(description: "socket: errno \(errno)") }
+    let fd = try connected(path)
     defer { close(fd) }
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-      throw ControlError(description: "\(path) is too long for a socket path")
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      raw.copyBytes(from: bytes)
-      raw[bytes.count] = 0
-    }
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard connected == 0 else { throw ControlError(description: "connect \(path): errno \(errno)") }
-    var (serverPID, serverUID): (pid_t, uid_t) = (0, 0)
-    guard keychain_peer_credentials(fd, &serverPID, &serverUID) == 0, serverUID == getuid() else {
-      throw ControlError(description: "the process behind \(path) is not this user's")
-    }
+    let serverPID = try peer(fd: fd, path)
     guard writeAll(fd, [0] + request) else {
       throw ControlError(description: "write \(path): errno \(errno)")
     }
@@ -77,6 +57,51 @@ public enum ControlClient {
       let result = ControlResult(rawValue: ControlPacket.word(reply, at: 4))
     else { throw ControlError(description: "\(path) answered outside the protocol") }
     return (result, serverPID)
+  }
+
+  /// The pid of the process behind a connected control socket, which must be this user's.
+  private static func peer(fd: Int32, _ path: String) throws(ControlError) -> pid_t {
+    var (serverPID, serverUID): (pid_t, uid_t) = (0, 0)
+    guard keychain_peer_credentials(fd, &serverPID, &serverUID) == 0, serverUID == getuid() else {
+      throw ControlError(description: "the process behind \(path) is not this user's")
+    }
+    return serverPID
+  }
+
+  /// A socket connected to `path`, which must be this user's socket (not a link).
+  private static func connected(_ path: String) throws(ControlError) -> Int32 {
+    var info = stat()
+    guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK, info.st_uid == getuid()
+    else {
+      throw ControlError(description: "\(path) is not a control socket of this user")
+    }
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw ControlError(description: "socket: errno \(errno)") }
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+      close(fd)
+      throw ControlError(description: "\(path) is too long for a socket path")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: bytes)
+      raw[bytes.count] = 0
+    }
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard connected == 0 else {
+      let error = errno
+      close(fd)
+      throw ControlError(description: "connect \(path): errno \(error)")
+    }
+    return fd
   }
 
   private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {

@@ -45,9 +45,8 @@ public final class ControlServer: Sendable {
       guard info.st_mode & S_IFMT == S_IFSOCK, info.st_uid == getuid() else {
         throw ControlError(description: "\(path) exists and is not this user's control socket")
       }
-      if (try? ControlClient.send(ControlPacket.request(.initialize, [[]]), to: path)) != nil {
-        return nil
-      }
+      // Someone answers (gnome-keyring-daemon): it keeps the path. Nothing is asked of it.
+      if (try? ControlClient.probe(path)) != nil { return nil }
       unlink(path)
     }
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

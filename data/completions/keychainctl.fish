@@ -70,6 +70,8 @@ function __keychainctl_parse_tokens -S
             end
         case 'export'
             __keychainctl_parse_subcommand 0 'o/output=' 'collection=+' 'h/help'
+        case 'doctor'
+            __keychainctl_parse_subcommand 0 'pam-dir=' 'json' 'h/help'
         case 'help'
             __keychainctl_parse_subcommand -r 1 
         end
@@ -147,6 +149,7 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positio
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'check' -d 'Check keychaind\'s store for damage, changing nothing.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'import' -d 'Bring another keyring\'s secrets into keychaind.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'export' -d 'Write collections, every item whole, to a file sealed with a passphrase.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'doctor' -d 'Say why the keyring is or is not unlocked at login, and what to change.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl store" label' -l 'label' -d 'The item\'s label.' -rfka ''
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl store" collection' -l 'collection' -d 'The collection\'s object path (default: the default collection).' -rfka ''
@@ -241,3 +244,6 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_o
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl export" o output' -l 'output' -s 'o' -d 'The file to write (must not exist).' -rfka ''
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl export"' -l 'collection' -d 'A collection to export (repeatable; default: all).' -rfka ''
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl export" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl doctor" pam-dir' -l 'pam-dir' -d 'Where the PAM files are (default: /etc/pam.d).' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl doctor" json' -l 'json' -d 'Print JSON.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl doctor" h help' -s 'h' -l 'help' -d 'Show help information.'

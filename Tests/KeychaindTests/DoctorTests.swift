@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+//
+// keychainctl doctor on a set-up that unlocks at login and on one that does not.
+
+import Foundation
+import KeychainTesting
+import Testing
+
+struct DoctorTests {
+  static func doctor(_ environment: [String: String], pam: String) throws -> CommandResult {
+    try runCommand(
+      KeychainctlTests.keychainctl, ["doctor", "--pam-dir", pam], environment: environment)
+  }
+
+  @Test func aWorkingSetUpIsAllOK() async throws {
+    let daemon = try await DaemonProcess(password: "pw")
+    try await ControlSocketTests.waitForSocket(daemon)
+    let pam = daemon.home.path + "/pam.d"
+    try FileManager.default.createDirectory(atPath: pam, withIntermediateDirectories: true)
+    try "auth optional pam_gnome_keyring.so\n-session optional pam_gnome_keyring.so auto_start\n"
+      .write(toFile: pam + "/gdm-password", atomically: true, encoding: .utf8)
+    try "auth required pam_unix.so\n".write(
+      toFile: pam + "/sudo", atomically: true, encoding: .utf8)
+    let autostart = daemon.environment["XDG_CONFIG_HOME"]! + "/autostart"
+    try FileManager.default.createDirectory(atPath: autostart, withIntermediateDirectories: true)
+    try "[Desktop Entry]\nHidden=true\n".write(
+      toFile: autostart + "/gnome-keyring-secrets.desktop", atomically: true, encoding: .utf8)
+    let result = try Self.doctor(daemon.environment, pam: pam)
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    for line in [
+      "ok: Secret Service provider: keychaind", "ok: login unlock socket:",
+      "ok: PAM: pam_gnome_keyring.so in gdm-password (auth, session)",
+      "ok: login collection: unlocked", "ok: gnome-keyring at session start:",
+    ] {
+      #expect(result.stdout.contains(line), "no \(line) in \(result.stdout)")
+    }
+  }
+
+  @Test(.enabled(if: GnomeKeyring.executable != nil, "gnome-keyring is not installed"))
+  func gnomeKeyringInTheWayIsNamedWithWhatToDo() async throws {
+    let gnome = try await GnomeKeyring()
+    let pam = gnome.home.path + "/pam.d"
+    try FileManager.default.createDirectory(atPath: pam, withIntermediateDirectories: true)
+    let result = try Self.doctor(gnome.environment, pam: pam)
+    #expect(result.status == 1, "\(result.stdout)")
+    for line in [
+      "problem: Secret Service provider: /usr/bin/gnome-keyring-daemon",
+      "is answered by /usr/bin/gnome-keyring-daemon",
+      "problem: PAM: no file in \(pam) loads pam_gnome_keyring.so",
+      "→ install libpam-gnome-keyring",
+    ] {
+      #expect(result.stdout.contains(line), "no \(line) in \(result.stdout)")
+    }
+  }
+}
