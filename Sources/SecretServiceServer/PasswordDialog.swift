@@ -19,9 +19,17 @@ struct PromptTexts: Sendable {
   /// The button that accepts.
   var ok: String
 
-  /// Unlocking a keyring an application asked for.
-  static func unlock(label: String, isLogin: Bool) -> PromptTexts {
-    isLogin
+  /// Unlocking a keyring an application asked for; `app`, when known, is named (a Flatpak app
+  /// asking through the portal).
+  static func unlock(label: String, isLogin: Bool, app: String? = nil) -> PromptTexts {
+    if let app {
+      return PromptTexts(
+        title: "Unlock Keyring", message: "Authentication required",
+        description:
+          "The application “\(app)” wants access to the keyring “\(label)”, but it is locked",
+        ok: "Unlock")
+    }
+    return isLogin
       ? PromptTexts(
         title: "Unlock Login Keyring", message: "Authentication required",
         description: "The login keyring did not get unlocked when you logged into your computer.",

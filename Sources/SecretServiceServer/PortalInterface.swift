@@ -101,7 +101,9 @@ struct PortalInterface: DBusInterface {
     }
     if store.isLocked(collection) {
       let outcome = await state.prompter.run(
-        .unlock(collections: [collection], objects: [Resolver.path(ofCollection: collection)]))
+        .unlock(
+          collections: [collection], objects: [Resolver.path(ofCollection: collection)],
+          forApp: appID))
       let signals = ChangeSignals(connection: request.connection, state: state)
       await signals.lockChanged(outcome.unlocked, changed: Set(outcome.unlocked), locked: false)
       await signals.announce(outcome.hooked)

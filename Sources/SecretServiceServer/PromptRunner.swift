@@ -90,7 +90,7 @@ final class PromptRunner: Sendable {
   /// The prompt's work, blocking: dialogs, key derivation, the store.
   private func perform(_ action: PromptAction, _ handle: DialogHandle) throws -> PromptOutcome {
     switch action {
-    case .unlock(let collections, let objects):
+    case .unlock(let collections, let objects, let app):
       // Another prompt may have unlocked them while this one waited in the queue.
       let locked = collections.filter { store.isLocked($0) }
       var outcome = PromptOutcome(dismissed: false, result: objects.dbusValue)
@@ -101,7 +101,7 @@ final class PromptRunner: Sendable {
         let label = (try? store.collection(collection).label) ?? collection
         var typed: SecureBytes?
         let accepted = try dialog.askExisting(
-          .unlock(label: label, isLogin: collection == KeychainStore.loginCollection),
+          .unlock(label: label, isLogin: collection == KeychainStore.loginCollection, app: app),
           wrongPassword: PromptTexts.wrongUnlockPassword
         ) { password in
           typed = password

@@ -11,8 +11,9 @@ import SecretServiceProtocol
 
 /// What a prompt does when it runs.
 enum PromptAction: Sendable {
-  /// Unlock these collections; on success the result is `objects` (the paths as given).
-  case unlock(collections: [String], objects: [ObjectPath])
+  /// Unlock these collections; on success the result is `objects` (the paths as given). With
+  /// `forApp`, the dialog names the (Flatpak) application that asks.
+  case unlock(collections: [String], objects: [ObjectPath], forApp: String? = nil)
   /// Create a collection with this label and alias; the result is its path.
   case createCollection(label: String, alias: String)
   /// Change the password of a collection (gnome-keyring's ChangeWithPrompt); the result is

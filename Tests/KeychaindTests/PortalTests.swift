@@ -78,6 +78,10 @@ struct PortalTests {
     // The call waits for the dialog, then answers the same key.
     #expect(try Self.retrieve("org.example.App", ["--as-portal"], env) == first)
     #expect(pinentry.log.contains("SETOK Unlock"), "\(pinentry.log)")
+    #expect(
+      pinentry.log.contains(
+        "SETDESC The application “org.example.App” wants access to the keyring “Login”, but it is locked"
+      ), "\(pinentry.log)")
     // Dismissed: response 1, and still locked.
     try lock()
     #expect(try Self.retrieve("org.example.App", ["--as-portal"], env) == "1")
