@@ -15,6 +15,10 @@ struct Configuration: Equatable {
   var lockOnScreenLock = true
   /// Lock every collection before the machine sleeps.
   var lockBeforeSleep = true
+  /// Lock every collection after the session has been idle this many minutes; 0: never.
+  var lockAfterIdleMinutes = 0
+  /// Lock every collection when the user's last login session ends.
+  var lockWhenSessionsEnd = true
 
   /// Why a configuration file was refused.
   struct Failure: Error, CustomStringConvertible {
@@ -56,14 +60,20 @@ struct Configuration: Equatable {
       switch key {
       case "pinentry": configuration.pinentry = value
       case "data-dir": configuration.dataDirectory = value
-      case "lock-on-screen-lock", "lock-before-sleep":
+      case "lock-after-idle":
+        guard let minutes = Int(value), minutes >= 0 else {
+          throw Failure(
+            description: "\(origin):\(number + 1): lock-after-idle is a number of minutes")
+        }
+        configuration.lockAfterIdleMinutes = minutes
+      case "lock-on-screen-lock", "lock-before-sleep", "lock-at-logout":
         guard let flag = ["true": true, "yes": true, "false": false, "no": false][value] else {
           throw Failure(description: "\(origin):\(number + 1): \(key) is true or false")
         }
-        if key == "lock-on-screen-lock" {
-          configuration.lockOnScreenLock = flag
-        } else {
-          configuration.lockBeforeSleep = flag
+        switch key {
+        case "lock-on-screen-lock": configuration.lockOnScreenLock = flag
+        case "lock-before-sleep": configuration.lockBeforeSleep = flag
+        default: configuration.lockWhenSessionsEnd = flag
         }
       default:
         throw Failure(description: "\(origin):\(number + 1): unknown setting '\(key)'")

@@ -20,6 +20,7 @@ final class SessionLock: Sendable {
   static let managerPath: ObjectPath = "/org/freedesktop/login1"
   static let manager: InterfaceName = "org.freedesktop.login1.Manager"
   static let session: InterfaceName = "org.freedesktop.login1.Session"
+  static let user: InterfaceName = "org.freedesktop.login1.User"
 
   let system: Connection
   let store: KeychainStore
@@ -44,7 +45,10 @@ final class SessionLock: Sendable {
     environment: [String: String], configuration: Configuration, store: KeychainStore,
     logger: Logger, lockAll: @escaping @Sendable (String) async -> Void
   ) async -> SessionLock? {
-    guard configuration.lockOnScreenLock || configuration.lockBeforeSleep else { return nil }
+    guard
+      configuration.lockOnScreenLock || configuration.lockBeforeSleep
+        || configuration.lockAfterIdleMinutes > 0 || configuration.lockWhenSessionsEnd
+    else { return nil }
     let address =
       environment["DBUS_SYSTEM_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
       ?? "unix:path=/run/dbus/system_bus_socket"
@@ -55,19 +59,45 @@ final class SessionLock: Sendable {
       return nil
     }
     let lock = SessionLock(system: system, store: store, logger: logger, lockAll: lockAll)
-    if configuration.lockOnScreenLock { await lock.followScreenLock(environment) }
+    await lock.followSession(environment, configuration)
     if configuration.lockBeforeSleep { await lock.followSleep() }
     return lock
   }
 
-  /// The login session of this process (its pid, else XDG_SESSION_ID), and its Lock signal
-  /// and LockedHint.
-  private func followScreenLock(_ environment: [String: String]) async {
-    var session = try? await call("GetSessionByPID", [.uint32(UInt32(getpid()))]).first?.objectPath
-    if session == nil, let id = environment["XDG_SESSION_ID"], !id.isEmpty {
-      session = try? await call("GetSession", [.string(id)]).first?.objectPath
+  /// The login session to follow: this process's (started from the session), else the one
+  /// XDG_SESSION_ID names, else the user's display session (keychaind started by the user's
+  /// systemd manager belongs to no session itself).
+  private func findSession(_ environment: [String: String]) async -> ObjectPath? {
+    if let path = try? await call("GetSessionByPID", [.uint32(UInt32(getpid()))]).first?
+      .objectPath
+    {
+      return path
     }
-    guard let session else {
+    if let id = environment["XDG_SESSION_ID"], !id.isEmpty,
+      let path = try? await call("GetSession", [.string(id)]).first?.objectPath
+    {
+      return path
+    }
+    guard let user = await userPath(),
+      let reply = try? await system.call(
+        .methodCall(
+          destination: Self.logind, path: user, interface: .properties, member: "Get",
+          body: [.string(Self.user.rawValue), .string("Display")])),
+      case .variant(.structure(let display))? = reply.body.first, display.count == 2,
+      let path = display[1].objectPath, path.rawValue != "/"
+    else { return nil }
+    return path
+  }
+
+  private func userPath() async -> ObjectPath? {
+    try? await call("GetUser", [.uint32(getuid())]).first?.objectPath
+  }
+
+  /// Lock and LockedHint, IdleHint for the idle timer, and the end of the user's last session.
+  private func followSession(_ environment: [String: String], _ configuration: Configuration)
+    async
+  {
+    guard let session = await findSession(environment) else {
       logger.info("not in a logind session: the screen lock does not lock the keyring")
       return
     }
@@ -77,21 +107,63 @@ final class SessionLock: Sendable {
           sender: Self.logind, interface: Self.session, member: "Lock", path: session)),
       let hints = try? await system.signals(
         matching: MatchRule(
-          sender: Self.logind, interface: .properties, member: "PropertiesChanged", path: session))
+          sender: Self.logind, interface: .properties, member: "PropertiesChanged", path: session)),
+      let removals = try? await system.signals(
+        matching: MatchRule(
+          sender: Self.logind, interface: Self.manager, member: "SessionRemoved",
+          path: Self.managerPath))
     else { return }
-    Task { for await _ in locks { await lockAll("the session was locked") } }
+    if configuration.lockOnScreenLock {
+      Task { for await _ in locks { await lockAll("the session was locked") } }
+    }
+    let idle = IdleTimer(
+      minutes: configuration.lockAfterIdleMinutes, minute: Self.minute(environment)
+    ) { [lockAll] in await lockAll("the session was idle") }
     Task {
       for await message in hints {
-        // The values may come wrapped in their variants or not, depending on the decoder.
         guard message.body.first?.string == Self.session.rawValue, message.body.count > 1,
-          let changed = try? [String: DBusValue](dbusValue: message.body[1]),
-          let hint = changed["LockedHint"],
-          hint == .boolean(true) || hint == .variant(.boolean(true))
+          let changed = try? [String: DBusValue](dbusValue: message.body[1])
         else { continue }
-        await lockAll("the session was locked")
+        // The values may come wrapped in their variants or not, depending on the decoder.
+        func flag(_ name: String) -> Bool? {
+          switch changed[name] {
+          case .boolean(let value)?, .variant(.boolean(let value))?: value
+          default: nil
+          }
+        }
+        if configuration.lockOnScreenLock, flag("LockedHint") == true {
+          await lockAll("the session was locked")
+        }
+        if let idleHint = flag("IdleHint") { idle.idle(idleHint) }
       }
     }
-    logger.info("the keyring locks with the screen (logind session \(session.rawValue))")
+    if configuration.lockWhenSessionsEnd {
+      Task {
+        for await _ in removals where await !userHasSessions() {
+          await lockAll("the user's last session ended")
+        }
+      }
+    }
+    logger.info(
+      "following logind session \(session.rawValue): lock on screen lock \(configuration.lockOnScreenLock), after idle \(configuration.lockAfterIdleMinutes) min, at the last logout \(configuration.lockWhenSessionsEnd)"
+    )
+  }
+
+  /// Whether logind still lists a session of this user.
+  private func userHasSessions() async -> Bool {
+    guard let user = await userPath(),
+      let reply = try? await system.call(
+        .methodCall(
+          destination: Self.logind, path: user, interface: .properties, member: "Get",
+          body: [.string(Self.user.rawValue), .string("Sessions")])),
+      case .variant(.array(_, let sessions))? = reply.body.first
+    else { return true }  // unknown: keep things as they are
+    return !sessions.isEmpty
+  }
+
+  /// Seconds in a minute of the idle timer: 60, or KEYCHAIND_TEST_MINUTE_SECONDS for tests.
+  static func minute(_ environment: [String: String]) -> Double {
+    environment["KEYCHAIND_TEST_MINUTE_SECONDS"].flatMap(Double.init) ?? 60
   }
 
   /// PrepareForSleep: locked before the machine sleeps, under a delay inhibitor.
@@ -140,5 +212,34 @@ final class SessionLock: Sendable {
         destination: Self.logind, path: Self.managerPath, interface: Self.manager, member: member,
         body: body)
     ).body
+  }
+}
+
+/// Locks after the session has been idle for `minutes` (0: never): started when logind says
+/// the session went idle, cancelled when it is active again.
+final class IdleTimer: Sendable {
+  let minutes: Int
+  let minute: Double
+  let lock: @Sendable () async -> Void
+  private let pending = Mutex<Task<Void, Never>?>(nil)
+
+  init(minutes: Int, minute: Double, lock: @escaping @Sendable () async -> Void) {
+    self.minutes = minutes
+    self.minute = minute
+    self.lock = lock
+  }
+
+  func idle(_ isIdle: Bool) {
+    guard minutes > 0 else { return }
+    let (seconds, lock) = (Double(minutes) * minute, lock)
+    pending.withLock { task in
+      task?.cancel()
+      task =
+        isIdle
+        ? Task {
+          try? await Task.sleep(for: .seconds(seconds))
+          if !Task.isCancelled { await lock() }
+        } : nil
+    }
   }
 }

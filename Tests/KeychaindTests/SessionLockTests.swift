@@ -53,7 +53,7 @@ struct SessionLockTests {
       password: "pw", environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address])
     let started = try await Self.eventually {
       let inhibitors = try Self.logind(system, "Inhibitors")
-      return daemon.log.contains("the keyring locks with the screen")
+      return daemon.log.contains("following logind session")
         && inhibitors.contains("(uint32 1, uint32 0")
     }
     #expect(started, "\(daemon.log)")
@@ -97,6 +97,47 @@ struct SessionLockTests {
     fake.signal(SIGTERM)  // (also keeps the fake alive until here)
   }
 
+  /// keychaind started by the user's systemd manager is in no session: it follows the user's
+  /// display session. Idle for the configured minutes (a test-sized minute here), and the end
+  /// of the user's last session, lock the keyring.
+  @Test func idleTimeAndTheLastLogoutLockTheKeyring() async throws {
+    let system = try PrivateBus()
+    var fakeEnvironment = system.environment()
+    fakeEnvironment["FAKE_LOGIND_NO_PID"] = "1"
+    let fake = try ChildProcess(
+      "/usr/bin/python3", [Self.script], environment: fakeEnvironment, pipeStdout: true)
+    #expect(try fake.readLine() == "ready")
+    let directory = try TemporaryDirectory(prefix: "session-lock")
+    let path = directory.path + "/keychaind.conf"
+    try "lock-after-idle = 2\n".write(toFile: path, atomically: true, encoding: .utf8)
+    let daemon = try await DaemonProcess(
+      password: "pw", arguments: ["--config", path],
+      environment: [
+        "DBUS_SYSTEM_BUS_ADDRESS": system.address, "KEYCHAIND_TEST_MINUTE_SECONDS": "0.2",
+      ])
+    #expect(
+      try await Self.eventually { daemon.log.contains("following logind session") },
+      "\(daemon.log)")
+    let locked = { try ControlSocketTests.loginLocked(daemon) == true }
+    let unlock = {
+      try ControlClient.send(
+        ControlPacket.request(.unlock, [Array("pw".utf8)]), to: ControlSocketTests.socket(daemon)
+      ).result
+    }
+    // Idle, active (the timer is cancelled), idle again: locked two test-sized minutes later.
+    _ = try Self.logind(system, "Emit", ["idle"])
+    _ = try Self.logind(system, "Emit", ["active"])
+    _ = try Self.logind(system, "Emit", ["idle"])
+    #expect(try await Self.eventually(locked), "\(daemon.log)")
+    #expect(daemon.log.contains("the session was idle"))
+    #expect(try unlock() == .ok)
+    _ = try Self.logind(system, "Emit", ["active"])
+    _ = try Self.logind(system, "Emit", ["end"])
+    #expect(try await Self.eventually(locked), "\(daemon.log)")
+    #expect(daemon.log.contains("the user's last session ended"))
+    fake.signal(SIGTERM)
+  }
+
   /// gnome-keyring's LockService, which desktops' "lock keyring" buttons call: every collection.
   @Test func lockServiceLocksEveryCollection() async throws {
     let daemon = try await DaemonProcess(password: "pw")
@@ -131,7 +172,7 @@ struct SessionLockTests {
     // Nothing followed, nothing inhibited; the first call is answered, so start-up is over.
     #expect(try ControlSocketTests.loginLocked(daemon) == false)
     #expect(try Self.logind(system, "Inhibitors").contains("(uint32 0, uint32 0"))
-    #expect(!daemon.log.contains("the keyring locks with the screen"), "\(daemon.log)")
+    #expect(daemon.log.contains("lock on screen lock false"), "\(daemon.log)")
     fake.signal(SIGTERM)
   }
 }
