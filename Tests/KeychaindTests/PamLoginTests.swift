@@ -38,7 +38,8 @@ struct PamLoginTests {
   }
 
   static func pamtester(
-    _ daemon: DaemonProcess, _ services: String, _ operations: [String], _ items: [String: String]
+    _ daemon: DaemonProcess, _ services: String, _ operations: [String], _ items: [String: String],
+    service: String = "keychaind-login"
   ) throws -> CommandResult {
     var environment = daemon.environment
     environment.merge(items) { $1 }
@@ -48,7 +49,7 @@ struct PamLoginTests {
     ]) { $1 }
     let user = String(cString: getpwuid(getuid()).pointee.pw_name)
     return try runCommand(
-      "/usr/bin/pamtester", ["keychaind-login", user] + operations, environment: environment)
+      "/usr/bin/pamtester", [service, user] + operations, environment: environment)
   }
 
   static func loginLocked(_ daemon: DaemonProcess) throws -> Bool? {
@@ -101,5 +102,35 @@ struct PamLoginTests {
     for password in ["login pw", "new pw", "not it"] {
       #expect(!daemon.log.contains(password), "no password in the log")
     }
+  }
+
+  /// Without pam_gnome_keyring: the stock pam_exec.so runs `keychainctl pam-unlock` with the
+  /// password that just authenticated on its standard input.
+  @Test func pamExecUnlocksWithoutPamGnomeKeyring() async throws {
+    let daemon = try await DaemonProcess(password: nil)
+    try await ControlSocketTests.waitForSocket(daemon)
+    let services = daemon.home.path + "/pam.d"
+    try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
+    let stack = """
+      auth     required  \(Self.wrapper)/pam_set_items.so
+      auth     optional  pam_exec.so expose_authtok quiet \(KeychainctlTests.keychainctl) pam-unlock --socket \(ControlSocketTests.socket(daemon))
+
+      """
+    try Data(stack.utf8).write(to: URL(fileURLWithPath: services + "/keychaind-exec"))
+    let first = try Self.pamtester(
+      daemon, services, ["authenticate"], ["PAM_AUTHTOK": "login pw"], service: "keychaind-exec")
+    #expect(first.status == 0, "\(first.stderr)")
+    #expect(try Self.loginLocked(daemon) == false, "\(daemon.log)")
+    let locked = try daemon.run(KeychainctlTests.keychainctl, ["lock", "--collection", "Login"])
+    #expect(locked.status == 0)
+    let wrong = try Self.pamtester(
+      daemon, services, ["authenticate"], ["PAM_AUTHTOK": "not it"], service: "keychaind-exec")
+    #expect(wrong.status == 0, "\(wrong.stderr)")
+    #expect(try Self.loginLocked(daemon) == true)
+    let right = try Self.pamtester(
+      daemon, services, ["authenticate"], ["PAM_AUTHTOK": "login pw"], service: "keychaind-exec")
+    #expect(right.status == 0, "\(right.stderr)")
+    #expect(try Self.loginLocked(daemon) == false, "\(daemon.log)")
+    #expect(!daemon.log.contains("login pw"), "no password in the log")
   }
 }

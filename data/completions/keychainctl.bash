@@ -173,13 +173,13 @@ _keychainctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    store|lookup|search|clear|lock|unlock|add-generic-password|find-generic-password|delete-generic-password|add-internet-password|find-internet-password|delete-internet-password|list|create|delete|set-default|passwd|status|check|import|export|doctor|help)
+    store|lookup|search|clear|lock|unlock|add-generic-password|find-generic-password|delete-generic-password|add-internet-password|find-internet-password|delete-internet-password|list|create|delete|set-default|passwd|status|check|import|export|doctor|pam-unlock|help)
         # Offer subcommand argument completions
         "_keychainctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'store lookup search clear lock unlock add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password list create delete set-default passwd status check import export doctor help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'store lookup search clear lock unlock add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password list create delete set-default passwd status check import export doctor pam-unlock help' -- "${cur}"))
         ;;
     esac
 }
@@ -586,6 +586,21 @@ _keychainctl_doctor() {
     # Offer option value completions
     case "${prev}" in
     '--pam-dir')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_pam-unlock() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=(--socket)
+    __keychainctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
         return
         ;;
     esac
