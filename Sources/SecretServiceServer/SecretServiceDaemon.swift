@@ -136,6 +136,11 @@ public final class SecretServiceDaemon: Sendable {
     return locked
   }
 
+  /// How long ago a client last read or wrote a secret (or the daemon started).
+  public var sinceLastUse: Duration {
+    ContinuousClock.now - state.lastUse.withLock { $0 }
+  }
+
   /// Open sessions and pending prompts, for tests and diagnostics.
   public var callerStateCounts: (sessions: Int, prompts: Int) {
     get async { await state.counts }

@@ -122,6 +122,7 @@ struct ServiceInterface: DBusInterface {
         collections, changed: changed, locked: true)
       return [locked.dbusValue, .objectPath(SecretPath.none)]
     case "GetSecrets":
+      state.noteUse()
       let items: [ObjectPath] = try request.argument(0)
       let cipher = try state.sessions.cipher(try request.argument(1), caller: request.caller)
       var secrets: [ObjectPath: Secret] = [:]

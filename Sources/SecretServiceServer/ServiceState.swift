@@ -8,6 +8,7 @@ import KeychainDBus
 import KeychainStore
 import Logging
 import SecretServiceProtocol
+import Synchronization
 
 /// What a prompt does when it runs.
 enum PromptAction: Sendable {
@@ -47,6 +48,13 @@ actor ServiceState {
   nonisolated let gate: CallGate
   /// Announces changed `Items` and `Collections` lists (see `ListAnnouncer`).
   nonisolated let announcer = ListAnnouncer()
+  /// When a client last read or wrote a secret (for "lock after N minutes unused").
+  nonisolated let lastUse = Mutex(ContinuousClock.now)
+
+  /// Notes that a client read or wrote a secret now.
+  nonisolated func noteUse() {
+    lastUse.withLock { $0 = .now }
+  }
   private var prompts: [String: Prompt] = [:]
   private var nextID = 1
 

@@ -19,6 +19,9 @@ struct Configuration: Equatable {
   var lockAfterIdleMinutes = 0
   /// Lock every collection when the user's last login session ends.
   var lockWhenSessionsEnd = true
+  /// Lock every collection when no client has read or written a secret for this many
+  /// minutes; 0: never.
+  var lockAfterUnusedMinutes = 0
 
   /// Why a configuration file was refused.
   struct Failure: Error, CustomStringConvertible {
@@ -60,12 +63,15 @@ struct Configuration: Equatable {
       switch key {
       case "pinentry": configuration.pinentry = value
       case "data-dir": configuration.dataDirectory = value
-      case "lock-after-idle":
+      case "lock-after-idle", "lock-after-unused":
         guard let minutes = Int(value), minutes >= 0 else {
-          throw Failure(
-            description: "\(origin):\(number + 1): lock-after-idle is a number of minutes")
+          throw Failure(description: "\(origin):\(number + 1): \(key) is a number of minutes")
         }
-        configuration.lockAfterIdleMinutes = minutes
+        if key == "lock-after-idle" {
+          configuration.lockAfterIdleMinutes = minutes
+        } else {
+          configuration.lockAfterUnusedMinutes = minutes
+        }
       case "lock-on-screen-lock", "lock-before-sleep", "lock-at-logout":
         guard let flag = ["true": true, "yes": true, "false": false, "no": false][value] else {
           throw Failure(description: "\(origin):\(number + 1): \(key) is true or false")

@@ -146,13 +146,18 @@ struct Keychaind: AsyncParsableCommand {
       LoginControl(
         store: store, daemon: daemon, connection: connection, environment: environment,
         logger: logger, stop: { lifetime.stop($0) }))
-    let sessionLock = await SessionLock.start(
-      environment: environment, configuration: configuration, store: store, logger: logger
-    ) { why in
+    let lockAll: @Sendable (String) async -> Void = { why in
       let locked = await daemon.lockAll(on: connection)
       if !locked.isEmpty { logger.info("locked \(locked.joined(separator: ", ")): \(why)") }
     }
+    let sessionLock = await SessionLock.start(
+      environment: environment, configuration: configuration, store: store, logger: logger,
+      lockAll: lockAll)
+    let unusedLock = UnusedLock.start(
+      minutes: configuration.lockAfterUnusedMinutes, minute: SessionLock.minute(environment),
+      daemon: daemon, lockAll: lockAll)
     let reason = await lifetime.wait(for: connection)
+    unusedLock?.cancel()
     _ = sessionLock
     logger.info("stopping: \(reason)")
     control?.close()

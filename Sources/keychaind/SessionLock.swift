@@ -243,3 +243,23 @@ final class IdleTimer: Sendable {
     }
   }
 }
+
+/// Locks every collection when no client has read or written a secret for `minutes` (0:
+/// never), checking a few times a minute. Needs no logind.
+enum UnusedLock {
+  static func start(
+    minutes: Int, minute: Double, daemon: SecretServiceDaemon,
+    lockAll: @escaping @Sendable (String) async -> Void
+  ) -> Task<Void, Never>? {
+    guard minutes > 0 else { return nil }
+    let limit = Duration.seconds(Double(minutes) * minute)
+    return Task {
+      while !Task.isCancelled {
+        try? await Task.sleep(for: .seconds(minute / 4))
+        if daemon.sinceLastUse >= limit {
+          await lockAll("no secret was used for \(minutes) minutes")
+        }
+      }
+    }
+  }
+}

@@ -94,8 +94,8 @@ import Testing
     .map { $0.dropFirst().split(separator: " ")[0] }
     #expect(
       settings.sorted() == [
-        "data-dir", "lock-after-idle", "lock-at-logout", "lock-before-sleep",
-        "lock-on-screen-lock", "pinentry",
+        "data-dir", "lock-after-idle", "lock-after-unused", "lock-at-logout",
+        "lock-before-sleep", "lock-on-screen-lock", "pinentry",
       ])
     for setting in settings {
       #expect(manual.contains(".BI \(setting.replacingOccurrences(of: "-", with: "\\-")) "))

@@ -138,6 +138,21 @@ struct SessionLockTests {
     fake.signal(SIGTERM)
   }
 
+  /// lock-after-unused: no secret read or written for the configured minutes (test-sized here)
+  /// locks every collection; this needs no logind.
+  @Test func anUnusedKeyringLocksItself() async throws {
+    let directory = try TemporaryDirectory(prefix: "unused-lock")
+    let path = directory.path + "/keychaind.conf"
+    try "lock-after-unused = 1\n".write(toFile: path, atomically: true, encoding: .utf8)
+    let daemon = try await DaemonProcess(
+      password: "pw", arguments: ["--config", path],
+      environment: ["KEYCHAIND_TEST_MINUTE_SECONDS": "0.5"])
+    #expect(
+      try await Self.eventually { try ControlSocketTests.loginLocked(daemon) == true },
+      "\(daemon.log)")
+    #expect(daemon.log.contains("no secret was used for 1 minutes"), "\(daemon.log)")
+  }
+
   /// gnome-keyring's LockService, which desktops' "lock keyring" buttons call: every collection.
   @Test func lockServiceLocksEveryCollection() async throws {
     let daemon = try await DaemonProcess(password: "pw")
