@@ -44,11 +44,32 @@ struct SessionLockTests {
     return false
   }
 
+  /// The stand-in logind on `system`, once it owns its name.
+  static func fakeLogind(_ system: PrivateBus, noSessionForPID: Bool = false) throws
+    -> ChildProcess
+  {
+    var environment = system.environment()
+    if noSessionForPID { environment["FAKE_LOGIND_NO_PID"] = "1" }
+    let fake = try ChildProcess(
+      "/usr/bin/python3", [script], environment: environment, pipeStdout: true)
+    #expect(try fake.readLine() == "ready")
+    return fake
+  }
+
+  static func locked(_ daemon: DaemonProcess) throws -> Bool {
+    try ControlSocketTests.loginLocked(daemon) == true
+  }
+
+  /// What the screen unlocker's PAM stack does: UNLOCK through the control socket.
+  static func unlockAsPAM(_ daemon: DaemonProcess) throws -> ControlResult {
+    try ControlClient.send(
+      ControlPacket.request(.unlock, [Array("pw".utf8)]), to: ControlSocketTests.socket(daemon)
+    ).result
+  }
+
   @Test func screenLockAndSleepLockTheKeyringAndPamOpensItAgain() async throws {
     let system = try PrivateBus()
-    let fake = try ChildProcess(
-      "/usr/bin/python3", [Self.script], environment: system.environment(), pipeStdout: true)
-    #expect(try fake.readLine() == "ready")
+    let fake = try Self.fakeLogind(system)
     let daemon = try await DaemonProcess(
       password: "pw", environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address])
     let started = try await Self.eventually {
@@ -59,12 +80,8 @@ struct SessionLockTests {
     #expect(started, "\(daemon.log)")
     #expect(try Self.logind(system, "Inhibitors").contains("'sleep keychaind"))
     #expect(try Self.logind(system, "Inhibitors").contains("delay'"))
-    let locked = { try ControlSocketTests.loginLocked(daemon) == true }
-    let unlock = {
-      try ControlClient.send(
-        ControlPacket.request(.unlock, [Array("pw".utf8)]), to: ControlSocketTests.socket(daemon)
-      ).result
-    }
+    let locked = { try Self.locked(daemon) }
+    let unlock = { try Self.unlockAsPAM(daemon) }
 
     // The screen locks: so does the keyring; the unlocker's PAM stack opens it again.
     _ = try Self.logind(system, "Emit", ["lock"])
@@ -102,11 +119,7 @@ struct SessionLockTests {
   /// of the user's last session, lock the keyring.
   @Test func idleTimeAndTheLastLogoutLockTheKeyring() async throws {
     let system = try PrivateBus()
-    var fakeEnvironment = system.environment()
-    fakeEnvironment["FAKE_LOGIND_NO_PID"] = "1"
-    let fake = try ChildProcess(
-      "/usr/bin/python3", [Self.script], environment: fakeEnvironment, pipeStdout: true)
-    #expect(try fake.readLine() == "ready")
+    let fake = try Self.fakeLogind(system, noSessionForPID: true)
     let directory = try TemporaryDirectory(prefix: "session-lock")
     let path = directory.path + "/keychaind.conf"
     try "lock-after-idle = 2\n".write(toFile: path, atomically: true, encoding: .utf8)
@@ -118,12 +131,8 @@ struct SessionLockTests {
     #expect(
       try await Self.eventually { daemon.log.contains("following logind session") },
       "\(daemon.log)")
-    let locked = { try ControlSocketTests.loginLocked(daemon) == true }
-    let unlock = {
-      try ControlClient.send(
-        ControlPacket.request(.unlock, [Array("pw".utf8)]), to: ControlSocketTests.socket(daemon)
-      ).result
-    }
+    let locked = { try Self.locked(daemon) }
+    let unlock = { try Self.unlockAsPAM(daemon) }
     // Idle, active (the timer is cancelled), idle again: locked two test-sized minutes later.
     _ = try Self.logind(system, "Emit", ["idle"])
     _ = try Self.logind(system, "Emit", ["active"])
@@ -174,9 +183,7 @@ struct SessionLockTests {
 
   @Test func eachPolicyCanBeTurnedOff() async throws {
     let system = try PrivateBus()
-    let fake = try ChildProcess(
-      "/usr/bin/python3", [Self.script], environment: system.environment(), pipeStdout: true)
-    #expect(try fake.readLine() == "ready")
+    let fake = try Self.fakeLogind(system)
     let directory = try TemporaryDirectory(prefix: "session-lock")
     let path = directory.path + "/keychaind.conf"
     try "lock-on-screen-lock = false\nlock-before-sleep = no\n".write(
