@@ -60,6 +60,15 @@ public struct ImportOutcome: Sendable, Equatable {
   }
 }
 
+/// Where an import is: the file being read (`fileIndex` of `files`, from 0) and its items done.
+public struct ImportProgress: Sendable {
+  public var file: String
+  public var fileIndex: Int
+  public var files: Int
+  public var itemsDone: Int
+  public var items: Int
+}
+
 /// The importer of one gnome-keyring directory into one store.
 public struct GnomeKeyringImporter: Sendable {
   public let store: KeychainStore
@@ -82,11 +91,18 @@ public struct GnomeKeyringImporter: Sendable {
 
   /// Imports every keyring these passwords (and the ones kept in `login`) open. With `dryRun`,
   /// reads and decrypts everything and writes nothing.
-  public func run(passwords: [SecureBytes], dryRun: Bool = false) -> [ImportOutcome] {
+  public func run(
+    passwords: [SecureBytes], dryRun: Bool = false,
+    progress: (@Sendable (ImportProgress) -> Void)? = nil
+  ) -> [ImportOutcome] {
     var passwords = passwords
     var outcomes: [ImportOutcome] = []
     var chainedRead = false
-    for name in directory.keyringNames() {
+    let names = directory.keyringNames()
+    for (index, name) in names.enumerated() {
+      let file = directory.path + "/\(name).keyring"
+      progress?(
+        ImportProgress(file: file, fileIndex: index, files: names.count, itemsDone: 0, items: 0))
       let target = Self.collectionName(forFile: name)
       var outcome = ImportOutcome(
         file: directory.path + "/\(name).keyring", collection: target,
@@ -114,7 +130,12 @@ public struct GnomeKeyringImporter: Sendable {
           chainedRead = true
           passwords += Self.chainedPasswords(in: contents)
         }
-        try apply(contents, password: password, record: record, dryRun: dryRun, &outcome)
+        try apply(contents, password: password, record: record, dryRun: dryRun, &outcome) {
+          progress?(
+            ImportProgress(
+              file: file, fileIndex: index, files: names.count, itemsDone: $0,
+              items: contents.items.count))
+        }
       } catch let error as KeyringFileError {
         outcome.reason = error.description
       } catch is CollectionLockedElsewhere {
@@ -153,7 +174,7 @@ public struct GnomeKeyringImporter: Sendable {
   /// Merges a read keyring into its collection, made or unlocked with `password` if need be.
   private func apply(
     _ contents: KeyringContents, password: SecureBytes, record: ImportSource, dryRun: Bool,
-    _ outcome: inout ImportOutcome
+    _ outcome: inout ImportOutcome, progress: (Int) -> Void
   ) throws {
     outcome.items = contents.items.count
     outcome.recovered = contents.items.filter(\.recovered).count
@@ -181,7 +202,7 @@ public struct GnomeKeyringImporter: Sendable {
     described.result =
       "\(contents.items.count) items" + (contents.encrypted ? "" : Self.unprotectedMark)
     let report = try store.merge(
-      contents.items.map(Self.imported), into: collection, source: described)
+      contents.items.map(Self.imported), into: collection, source: described, progress: progress)
     outcome.record(report)
   }
 

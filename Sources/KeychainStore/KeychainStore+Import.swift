@@ -85,10 +85,12 @@ extension KeychainStore {
   }
 
   /// Merges `items` into the unlocked `collection` and records `source`, in one durable
-  /// transaction: all of it or nothing. See the file's header for the rules.
-  public func merge(_ items: [ImportedItem], into collection: String, source: ImportSource)
-    throws -> MergeReport
-  {
+  /// transaction: all of it or nothing. See the file's header for the rules. `progress` hears
+  /// how many items are done, every 500 and at the end.
+  public func merge(
+    _ items: [ImportedItem], into collection: String, source: ImportSource,
+    progress: (Int) -> Void = { _ in }
+  ) throws -> MergeReport {
     for item in items {
       try ItemPayload.checkLimits(
         label: item.label, attributes: item.attributes, secretCount: item.secret.count)
@@ -100,7 +102,8 @@ extension KeychainStore {
       let collectionID = try collectionID(collection, db)
       var report = MergeReport()
       var matched = Set<Int64>()
-      for item in items {
+      for (index, item) in items.enumerated() {
+        if index % 500 == 0, index > 0 { progress(index) }
         let wanted = try digests(item.attributes)
         let payload = ItemPayload(
           label: item.label, contentType: item.contentType, attributes: item.attributes,
@@ -134,6 +137,7 @@ extension KeychainStore {
         report.added.append(added)
         remembered.append(info(added, payload, created, modified))
       }
+      progress(items.count)
       if !report.added.isEmpty || !report.updated.isEmpty {
         try db.execute(
           sql: "UPDATE collection SET modified = ? WHERE id = ?", arguments: [now, collectionID])

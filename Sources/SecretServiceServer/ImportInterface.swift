@@ -33,6 +33,15 @@ struct ImportInterface: DBusInterface {
           .init("dry_run", .boolean),
         ],
         outputs: [.init("collections", .array(.dictionary(key: .string, value: .variant)))]),
+    ],
+    signals: [
+      // While ImportGnomeKeyring runs: the file being read and how far into its items.
+      SignalDescription(
+        "Progress",
+        [
+          .init("file", .string), .init("file_index", .uint32), .init("files", .uint32),
+          .init("items_done", .uint32), .init("items", .uint32),
+        ])
     ])
   var interfaceDescription: InterfaceDescription { Self.description }
 
@@ -49,10 +58,21 @@ struct ImportInterface: DBusInterface {
       path.isEmpty
       ? KeyringDirectory.standard(ProcessInfo.processInfo.environment)
       : KeyringDirectory(path: path)
-    let (store, logger) = (state.store, state.logger)
+    let (store, logger, connection) = (state.store, state.logger, request.connection)
     let outcomes = await Blocking.run {
       GnomeKeyringImporter(store: store, directory: directory)
-        .run(passwords: passwords, dryRun: dryRun)
+        .run(passwords: passwords, dryRun: dryRun) { progress in
+          let body: [DBusValue] = [
+            .string(progress.file), .uint32(UInt32(clamping: progress.fileIndex)),
+            .uint32(UInt32(clamping: progress.files)),
+            .uint32(UInt32(clamping: progress.itemsDone)),
+            .uint32(UInt32(clamping: progress.items)),
+          ]
+          Task {
+            try? await connection.emit(
+              SecretService.importInterface, "Progress", from: SecretPath.base, body)
+          }
+        }
     }
     if !dryRun {
       await ChangeSignals(request, state: state).announce(ImportReport.log(outcomes, logger))

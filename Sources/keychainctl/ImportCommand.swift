@@ -10,6 +10,7 @@ import Foundation
 import KeychainCrypto
 import KeychainDBus
 import SecretServiceClient
+import SecretServiceProtocol
 
 struct Import: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -79,6 +80,9 @@ struct ImportGnomeKeyring: AsyncParsableCommand {
   private func importing(
     _ client: SecretServiceClient, _ path: String, _ passwords: [SecureBytes]
   ) async throws -> [SecretServiceClient.ImportedFile] {
+    // A progress bar on a terminal, from keychaind's Progress signals.
+    let bar = isatty(STDERR_FILENO) != 0 && !json ? await ProgressBar(client) : nil
+    defer { bar?.finish() }
     do {
       return try await client.importGnomeKeyring(
         directory: path, passwords: passwords, dryRun: dryRun)
@@ -90,6 +94,40 @@ struct ImportGnomeKeyring: AsyncParsableCommand {
 
   private func report(_ files: [SecretServiceClient.ImportedFile]) {
     ImportReport.print(files, json: json, dryRun: dryRun)
+  }
+}
+
+/// Files and items done, drawn on standard error while keychaind imports.
+final class ProgressBar: Sendable {
+  private let watcher: Task<Void, Never>
+
+  init?(_ client: SecretServiceClient) async {
+    guard
+      let stream = try? await client.connection.signals(
+        matching: MatchRule(
+          sender: SecretService.busName, interface: SecretService.importInterface,
+          member: "Progress"))
+    else { return nil }
+    watcher = Task {
+      for await message in stream {
+        guard message.body.count == 5, let file = message.body[0].string else { continue }
+        let numbers = message.body.dropFirst().map { value -> Int in
+          if case .uint32(let number) = value { return Int(number) }
+          return 0
+        }
+        let (index, files, done, items) = (numbers[0], numbers[1], numbers[2], numbers[3])
+        let filled = items > 0 ? 20 * done / items : 0
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: 20 - filled)
+        let name = URL(fileURLWithPath: file).lastPathComponent
+        FileHandle.standardError.write(
+          Data("\r\u{1B}[K[\(bar)] \(name) (\(index + 1)/\(files)): \(done)/\(items) items".utf8))
+      }
+    }
+  }
+
+  func finish() {
+    watcher.cancel()
+    FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
   }
 }
 

@@ -9,8 +9,10 @@
 
 import Foundation
 import KeychainCrypto
+import KeychainDBus
 import KeychainImport
 import KeychainTesting
+import Synchronization
 import Testing
 
 @Suite(
@@ -213,10 +215,30 @@ struct GnomeKeyringImportTests {
     #expect(
       statuses?.sorted() == ["Open:unchanged", "Work:pending", "login:pending"], "\(dry.stdout)")
     #expect(try Self.items(Self.dump(daemon.environment), "login").isEmpty)
+    // keychaind reports its progress as it goes (keychainctl draws it as a bar on a terminal).
+    let listener = try await daemon.bus.connect()
+    let progress = try await listener.signals(
+      matching: MatchRule(
+        sender: "org.freedesktop.secrets", interface: "org.keychain_linux.Import",
+        member: "Progress"))
+    let signals = Mutex<[[DBusValue]]>([])
+    let collecting = Task {
+      for await message in progress { signals.withLock { $0.append(message.body) } }
+    }
     let real = try runCommand(
       ctl, ["import", "gnome-keyring", "--password-stdin"], environment: daemon.environment,
       stdin: Array("password\n".utf8))
     #expect(real.status == 0, "\(real.stdout)\(real.stderr)")
+    let finished: [DBusValue] = [
+      .string(gnome.home.path + "/.local/share/keyrings/login.keyring"), .uint32(0), .uint32(3),
+      .uint32(5), .uint32(5),
+    ]
+    for _ in 0..<500 where !signals.withLock({ $0.contains(finished) }) {
+      try await Task.sleep(for: .milliseconds(20))  // a bound, not a speed check
+    }
+    #expect(signals.withLock { $0.contains(finished) }, "\(signals.withLock { $0 })")
+    collecting.cancel()
+    await listener.close()
     #expect(
       real.stdout.contains("login.keyring → login: imported: 5 items, 5 added"), "\(real.stdout)")
     let after = try Self.dump(daemon.environment)
