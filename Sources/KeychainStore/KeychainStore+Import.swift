@@ -102,6 +102,19 @@ extension KeychainStore {
       let collectionID = try collectionID(collection, db)
       var report = MergeReport()
       var matched = Set<Int64>()
+      var renumber: [(ImportedItem, ItemPayload, [Data], Int64)] = []
+      func add(
+        _ item: ImportedItem, _ payload: ItemPayload, _ wanted: [Data], _ modified: Int64,
+        id: Int64?
+      ) throws {
+        let created = item.created.map(Self.seconds) ?? now
+        let added = try insert(
+          payload, digests: wanted, into: collection, collectionID: collectionID, key: key,
+          stamp: modified, created: created, id: id, db)
+        matched.insert(added.id)
+        report.added.append(added)
+        remembered.append(info(added, payload, created, modified))
+      }
       for (index, item) in items.enumerated() {
         if index % 500 == 0, index > 0 { progress(index) }
         let wanted = try digests(item.attributes)
@@ -128,14 +141,17 @@ extension KeychainStore {
           try Int.fetchOne(db, sql: "SELECT 1 FROM item WHERE id = ?", arguments: [id]) == nil
             ? id : nil
         }
-        if item.preferredID != nil, free == nil { report.renumbered += 1 }
-        let created = item.created.map(Self.seconds) ?? now
-        let added = try insert(
-          payload, digests: wanted, into: collection, collectionID: collectionID, key: key,
-          stamp: modified, created: created, id: free, db)
-        matched.insert(added.id)
-        report.added.append(added)
-        remembered.append(info(added, payload, created, modified))
+        guard item.preferredID == nil || free != nil else {
+          renumber.append((item, payload, wanted, modified))
+          continue
+        }
+        try add(item, payload, wanted, modified, id: free)
+      }
+      // Items whose number keychaind has taken get new ones, after every item that keeps its
+      // own: a new number must not take one that a later item of the source still has.
+      for (item, payload, wanted, modified) in renumber {
+        report.renumbered += 1
+        try add(item, payload, wanted, modified, id: nil)
       }
       progress(items.count)
       if !report.added.isEmpty || !report.updated.isEmpty {

@@ -189,6 +189,20 @@ struct GnomeKeyringFormatTests {
       into: "login", source: source)
     #expect(report.renumbered == 1 && report.added.count == 1 && report.added[0] != mine.item)
     #expect(try store.itemInfo(mine.item).label == "Mine")
+    // A taken number does not push the source's later items off theirs.
+    let next = mine.item.id + 1
+    let many = try store.merge(
+      [
+        ImportedItem(
+          label: "One", attributes: ["c": "1"], secret: secure("1"), preferredID: mine.item.id),
+        ImportedItem(
+          label: "Two", attributes: ["c": "2"], secret: secure("2"), preferredID: next + 1),
+        ImportedItem(
+          label: "Three", attributes: ["c": "3"], secret: secure("3"), preferredID: next + 2),
+      ], into: "login", source: source)
+    #expect(many.renumbered == 1)
+    #expect(try store.itemInfo(ItemID(collection: "login", id: next + 1)).label == "Two")
+    #expect(try store.itemInfo(ItemID(collection: "login", id: next + 2)).label == "Three")
   }
 }
 
