@@ -272,6 +272,34 @@ struct GnomeKeyringImportTests {
     #expect(try Self.keyringFiles(gnome) == files)
   }
 
+  /// gnome-keyring's own failure: a login.keyring it cannot read (a password-less keyring with
+  /// a newline in a secret) makes it start an empty `login_1.keyring`. Both come into login.
+  @Test func theLoginOneLeftoverAndTheFileGnomeKeyringGaveUpOnBothComeOver() async throws {
+    let gnome = try await GnomeKeyring()
+    try Self.makeKeyrings(gnome)
+    try await gnome.stop()
+    let directory = gnome.home.path + "/.local/share/keyrings"
+    try FileManager.default.removeItem(atPath: directory + "/login.keyring")
+    try FileManager.default.copyItem(
+      atPath: directory + "/Open.keyring", toPath: directory + "/login.keyring")
+    try FileManager.default.removeItem(atPath: directory + "/Open.keyring")
+    // gnome-keyring cannot read login.keyring now: it makes login_1 with the password.
+    try await gnome.start(unlock: true)
+    _ = try Self.run(
+      Self.secretTool, ["store", "--label=After", "kind", "after"], gnome.environment,
+      stdin: Array("stored in login_1".utf8))
+    try await gnome.stop()
+    #expect(FileManager.default.fileExists(atPath: directory + "/login_1.keyring"))
+
+    let daemon = try await Self.keychaind(in: gnome)
+    let lookup = { (attributes: [String]) in
+      try Self.run(Self.secretTool, ["lookup"] + attributes, daemon.environment)
+    }
+    #expect(try lookup(["kind", "note"]) == "line one\nline two", "\(daemon.log)")
+    #expect(try lookup(["kind", "after"]) == "stored in login_1", "\(daemon.log)")
+    #expect(daemon.log.contains("login_1.keyring into collection login"), "\(daemon.log)")
+  }
+
   /// Every prefix of a real login.keyring, and every byte of it flipped, is either read or
   /// refused with a KeyringFileError: never a crash, never an item count the file did not say.
   @Test func everyTruncationAndFlippedByteOfARealKeyringIsCaught() async throws {
