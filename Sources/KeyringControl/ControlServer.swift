@@ -121,16 +121,21 @@ public final class ControlServer: Sendable {
   /// Stops listening and removes the socket file if it is still this server's.
   public func close() {
     guard !closed.exchange(true, ordering: .relaxed) else { return }
-    shutdown(listener, Int32(SHUT_RDWR))
+    // No shutdown(): a socket systemd passed is shared with it, and must keep listening for
+    // the next login. The serving thread sees the flag within its poll interval.
     var info = stat()
     if inode != 0, lstat(path, &info) == 0, UInt64(info.st_ino) == inode { unlink(path) }
   }
 
   private func serve(_ handler: some ControlHandler) {
     while !closed.load(ordering: .relaxed) {
+      var ready = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+      let polled = poll(&ready, 1, 250)
+      if polled < 0, errno != EINTR { break }
+      guard polled > 0, !closed.load(ordering: .relaxed) else { continue }
       let client = accept(listener, nil, nil)
       if client < 0 {
-        if errno == EINTR || errno == ECONNABORTED { continue }
+        if errno == EINTR || errno == ECONNABORTED || errno == EAGAIN { continue }
         break
       }
       _ = fcntl(client, F_SETFD, FD_CLOEXEC)
