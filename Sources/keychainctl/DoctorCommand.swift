@@ -122,30 +122,44 @@ struct Doctor: AsyncParsableCommand {
     let check = "PAM"
     let files = ((try? FileManager.default.contentsOfDirectory(atPath: pamDirectory)) ?? [])
       .sorted()
-    var uses: [String] = []
+    // Either route: pam_gnome_keyring.so, or pam_exec.so running `keychainctl pam-unlock`.
+    var modules: [String] = []
+    var exec: [String] = []
     for file in files {
       guard
         let text = try? String(contentsOfFile: pamDirectory + "/" + file, encoding: .utf8)
       else { continue }
-      let stages = text.split(separator: "\n").filter {
-        !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") && $0.contains("pam_gnome_keyring")
-      }.compactMap {
+      let lines = text.split(separator: "\n").filter {
+        !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#")
+      }
+      let stages = lines.filter { $0.contains("pam_gnome_keyring") }.compactMap {
         $0.split(whereSeparator: \.isWhitespace).first.map {
           String($0).trimmingCharacters(in: CharacterSet(charactersIn: "-"))
         }
       }
       if !stages.isEmpty {
-        uses.append("\(file) (\(Set(stages).sorted().joined(separator: ", ")))")
+        modules.append("\(file) (\(Set(stages).sorted().joined(separator: ", ")))")
+      }
+      if lines.contains(where: { $0.contains("pam_exec") && $0.contains("pam-unlock") }) {
+        exec.append(file)
       }
     }
-    guard !uses.isEmpty else {
+    var found: [String] = []
+    if !modules.isEmpty {
+      found.append("pam_gnome_keyring.so in " + modules.joined(separator: "; "))
+    }
+    if !exec.isEmpty {
+      found.append("pam_exec.so with keychainctl pam-unlock in " + exec.joined(separator: ", "))
+    }
+    guard !found.isEmpty else {
       return Finding(
         check: check, level: .problem,
-        detail: "no file in \(pamDirectory) loads pam_gnome_keyring.so",
-        advice: "install libpam-gnome-keyring (Debian adds it to the display managers' stacks)")
+        detail: "no file in \(pamDirectory) loads pam_gnome_keyring.so or keychainctl pam-unlock",
+        advice:
+          "install libpam-gnome-keyring (Debian adds it to the display managers' stacks), or add the pam_exec line of keychainctl(1)"
+      )
     }
-    return Finding(
-      check: check, level: .ok, detail: "pam_gnome_keyring.so in " + uses.joined(separator: "; "))
+    return Finding(check: check, level: .ok, detail: found.joined(separator: "; "))
   }
 
   private func loginState() async -> Finding {

@@ -21,6 +21,9 @@ struct DoctorTests {
       .write(toFile: pam + "/gdm-password", atomically: true, encoding: .utf8)
     try "auth required pam_unix.so\n".write(
       toFile: pam + "/sudo", atomically: true, encoding: .utf8)
+    try
+      "@include common-auth\nauth optional pam_exec.so expose_authtok quiet keychainctl pam-unlock\n"
+      .write(toFile: pam + "/lightdm", atomically: true, encoding: .utf8)
     let autostart = daemon.environment["XDG_CONFIG_HOME"]! + "/autostart"
     try FileManager.default.createDirectory(atPath: autostart, withIntermediateDirectories: true)
     try "[Desktop Entry]\nHidden=true\n".write(
@@ -29,7 +32,7 @@ struct DoctorTests {
     #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     for line in [
       "ok: Secret Service provider: keychaind", "ok: login unlock socket:",
-      "ok: PAM: pam_gnome_keyring.so in gdm-password (auth, session)",
+      "ok: PAM: pam_gnome_keyring.so in gdm-password (auth, session); pam_exec.so with keychainctl pam-unlock in lightdm",
       "ok: login collection: unlocked", "ok: gnome-keyring at session start:",
     ] {
       #expect(result.stdout.contains(line), "no \(line) in \(result.stdout)")
@@ -46,7 +49,7 @@ struct DoctorTests {
     for line in [
       "problem: Secret Service provider: /usr/bin/gnome-keyring-daemon",
       "is answered by /usr/bin/gnome-keyring-daemon",
-      "problem: PAM: no file in \(pam) loads pam_gnome_keyring.so",
+      "problem: PAM: no file in \(pam) loads pam_gnome_keyring.so or keychainctl pam-unlock",
       "→ install libpam-gnome-keyring",
     ] {
       #expect(result.stdout.contains(line), "no \(line) in \(result.stdout)")
