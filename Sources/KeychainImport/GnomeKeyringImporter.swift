@@ -79,16 +79,6 @@ public struct GnomeKeyringImporter: Sendable {
     self.directory = directory
   }
 
-  /// Whether there is anything to import: a keyring file that was never imported, or has
-  /// changed since.
-  public func hasWork() -> Bool {
-    directory.keyringNames().contains { name in
-      guard let source = try? directory.read(name) else { return true }
-      guard let record = try? store.importSource(path: source.path) else { return true }
-      return !record.sameFile(as: Self.record(source, collection: record.collection))
-    }
-  }
-
   /// Imports every keyring these passwords (and the ones kept in `login`) open. With `dryRun`,
   /// reads and decrypts everything and writes nothing.
   public func run(

@@ -86,6 +86,19 @@ struct ChangeSignals {
     afterReply { collectionsChanged() }
   }
 
+  /// Locks every unlocked collection (the in-memory session one has no lock), then sends the
+  /// lock's signals; returns the collections it locked. For LockService and for the locks
+  /// that come from outside any call (screen lock, sleep, timers).
+  func lockEverything() async throws -> [String] {
+    let names = try Resolver.mapped { try store.collections().map(\.name) }.filter {
+      $0 != KeychainStore.sessionCollection && !store.isLocked($0)
+    }
+    for name in names { try? store.lock(name) }  // one deleted meanwhile is not an error
+    let locked = names.filter { store.isLocked($0) }
+    await lockChanged(locked, changed: Set(locked), locked: true)
+    return locked
+  }
+
   /// After a lock or unlock of `names`: for each collection, `ItemChanged` for each of its
   /// items and `CollectionChanged`; then, for those whose state did change (`changed`), each
   /// item's and the collection's new `Locked`. So a client's proxies reread the items, whose

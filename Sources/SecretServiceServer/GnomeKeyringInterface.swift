@@ -106,8 +106,7 @@ struct GnomeKeyringInterface: DBusInterface {
 
   /// The password in secret argument `index`, decrypted with the caller's session.
   private func secret(_ request: MethodRequest, _ index: Int) async throws -> SecureBytes {
-    let secret: Secret = try request.argument(index)
-    let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
-    return try cipher.decrypt(parameters: secret.parameters, value: secret.value)
+    try state.sessions.password(
+      in: try request.argument(index, as: Secret.self), caller: request.caller)
   }
 }

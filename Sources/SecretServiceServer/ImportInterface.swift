@@ -53,7 +53,9 @@ struct ImportInterface: DBusInterface {
     guard path.isEmpty || path.hasPrefix("/") else {
       throw DBusError(.invalidArgs, "the directory must be an absolute path")
     }
-    let passwords = try secrets.map { try decrypt($0, request) }
+    let passwords = try secrets.map {
+      try state.sessions.password(in: $0, caller: request.caller)
+    }
     let directory =
       path.isEmpty
       ? KeyringDirectory.standard(ProcessInfo.processInfo.environment)
@@ -83,7 +85,8 @@ struct ImportInterface: DBusInterface {
   /// A backup made by `keychainctl export`, restored with the same merge rules.
   private func importBackup(_ request: MethodRequest) async throws -> [DBusValue] {
     let file: String = try request.argument(0)
-    let passphrase = try decrypt(try request.argument(1), request)
+    let passphrase = try state.sessions.password(
+      in: try request.argument(1, as: Secret.self), caller: request.caller)
     let dryRun: Bool = try request.argument(2)
     guard file.hasPrefix("/") else {
       throw DBusError(.invalidArgs, "the backup file must be an absolute path")
@@ -98,11 +101,6 @@ struct ImportInterface: DBusInterface {
     return [.array(.dictionary(key: .string, value: .variant), outcomes.map(ImportReport.fields))]
   }
 
-  /// A password the caller sent through its session.
-  private func decrypt(_ secret: Secret, _ request: MethodRequest) throws -> SecureBytes {
-    let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
-    return try cipher.decrypt(parameters: secret.parameters, value: secret.value)
-  }
 }
 
 /// What an import did, in the log and on the bus.

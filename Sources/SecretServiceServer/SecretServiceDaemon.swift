@@ -125,15 +125,7 @@ public final class SecretServiceDaemon: Sendable {
   /// for locks that come from outside any call (the screen lock, sleep); returns their names.
   @discardableResult
   public func lockAll(on connection: Connection) async -> [String] {
-    let store = state.store
-    let names = ((try? store.collections()) ?? []).map(\.name).filter {
-      $0 != KeychainStore.sessionCollection && !store.isLocked($0)
-    }
-    for name in names { try? store.lock(name) }
-    let locked = names.filter { store.isLocked($0) }
-    await ChangeSignals(connection: connection, state: state).lockChanged(
-      locked, changed: Set(locked), locked: true)
-    return locked
+    (try? await ChangeSignals(connection: connection, state: state).lockEverything()) ?? []
   }
 
   /// How long ago a client last read or wrote a secret (or the daemon started).

@@ -88,11 +88,7 @@ struct ServiceInterface: DBusInterface {
     case "LockService":
       // Every collection; gnome-keyring sends no signals here, which leaves its clients'
       // proxies showing unlocked collections: keychaind sends the usual ones.
-      let names = try Resolver.mapped { try store.collections().map(\.name) }
-        .filter { $0 != KeychainStore.sessionCollection && !store.isLocked($0) }
-      for name in names { try Resolver.mapped { try store.lock(name) } }
-      await ChangeSignals(request, state: state).lockChanged(
-        names, changed: Set(names), locked: true)
+      _ = try await ChangeSignals(request, state: state).lockEverything()
       return []
     case "ChangeLock":
       let collection = try Resolver.namedCollection(try request.argument(0), in: store)

@@ -5,6 +5,7 @@
 // SetSecret): an actor hop there moved each of those calls to another thread and back, which
 // cost more than the rest of the call (profiled under keychain-load).
 
+import KeychainCrypto
 import KeychainDBus
 import SecretServiceProtocol
 import Synchronization
@@ -60,6 +61,13 @@ final class SessionTable: Sendable {
       throw wrapping ? SecretServiceError.noWrappingSession : SecretServiceError.noSession
     }
     return session.cipher
+  }
+
+  /// A password the caller sent in `secret`, decrypted with the session it names (which must
+  /// be the caller's): for the master-password and import calls.
+  func password(in secret: Secret, caller: BusName) throws -> SecureBytes {
+    try cipher(secret.session, caller: caller, wrapping: true)
+      .decrypt(parameters: secret.parameters, value: secret.value)
   }
 
   /// Closes the caller's session; another connection's is `AccessDenied`.

@@ -26,10 +26,10 @@ enum GnomeKeyringMigration {
   static func run(
     store: KeychainStore, password: SecureBytes, environment: [String: String], logger: Logger
   ) -> PasswordHookEffects {
+    // An unchanged file is recognised by its identity and hash and skipped: each file is
+    // read once per accepted password, and one that has not changed is not decrypted.
     let importer = GnomeKeyringImporter(store: store, directory: .standard(environment))
-    var effects =
-      importer.hasWork()
-      ? ImportReport.log(importer.run(passwords: [password]), logger) : PasswordHookEffects()
+    var effects = ImportReport.log(importer.run(passwords: [password]), logger)
     effects.unlockedCollections = ChainedKeyrings.unlock(in: store)
     for name in effects.unlockedCollections {
       logger.info("unlocked collection \(name) with the password the login collection keeps for it")
