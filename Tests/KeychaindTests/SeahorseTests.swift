@@ -8,7 +8,10 @@ import Foundation
 import KeychainTesting
 import Testing
 
+// Serialized: two virtual displays started at the same moment have been seen to race for one
+// display number, and Seahorse then cannot open its display.
 @Suite(
+  .serialized,
   .enabled(
     if: [
       "/usr/bin/seahorse", "/usr/bin/Xvfb", "/usr/bin/xdotool", "/usr/libexec/at-spi-bus-launcher",

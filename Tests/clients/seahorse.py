@@ -91,12 +91,38 @@ with os.fdopen(display_read) as pipe:
     display = pipe.readline().strip()
 if not display:
     fail("Xvfb did not start")
+# The display must take clients before anything is started on it.
+for _ in range(100):
+    probe = subprocess.run(["xdotool", "getdisplaygeometry"], env=dict(os.environ, DISPLAY=f":{display}"),
+                           capture_output=True, timeout=10)
+    if probe.returncode == 0:
+        break
+    time.sleep(0.1)
 os.environ.update(DISPLAY=f":{display}", GDK_BACKEND="x11", GSETTINGS_BACKEND="memory",
                   GTK_A11Y="atspi", NO_AT_BRIDGE="0")
 
 # The accessibility bus, registered on the test's private session bus.
 spawn(["/usr/libexec/at-spi-bus-launcher", "--launch-immediately"],
       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def a11y_bus_registered():
+    owner = subprocess.run(
+        ["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path",
+         "/org/freedesktop/DBus", "--method", "org.freedesktop.DBus.NameHasOwner", "org.a11y.Bus"],
+        capture_output=True, text=True, timeout=10)
+    return owner.stdout.strip() == "(true,)"
+
+
+# The launcher takes its name a moment after it starts; pyatspi (and Seahorse's bridge) abort
+# if it is not there yet.
+deadline = time.monotonic() + 60
+while not a11y_bus_registered():
+    if time.monotonic() > deadline:
+        print(f"FAILED on {PROVIDER}: at-spi-bus-launcher did not register org.a11y.Bus",
+              file=sys.stderr)
+        sys.exit(1)
+    time.sleep(0.05)
 # Its warnings go to a file: a pipe nobody reads would fill and stop it.
 seahorse_log = tempfile.TemporaryFile(mode="w+")
 seahorse = spawn(["seahorse"], stdout=subprocess.DEVNULL, stderr=seahorse_log)
