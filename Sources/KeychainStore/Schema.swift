@@ -96,6 +96,19 @@ enum Schema {
           ) WITHOUT ROWID;
           """)
     }
+    // Per-collection lock policies (`LockPolicy`): a setting named here overrides keychaind.conf
+    // for that collection; one not named follows it.
+    migrator.registerMigration("v4-lock-policies") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE lock_policy (
+            collectionID INTEGER NOT NULL REFERENCES collection(id) ON DELETE CASCADE,
+            setting TEXT NOT NULL,           -- a keychaind.conf key, e.g. 'lock-after-unused'
+            value INTEGER NOT NULL,          -- 0/1 for a switch, minutes for a timer
+            PRIMARY KEY (collectionID, setting)
+          ) WITHOUT ROWID;
+          """)
+    }
     return migrator
   }
 }

@@ -17,8 +17,9 @@ import Synchronization
 
 /// What the daemon does with each request; called on the server's thread, one at a time.
 public protocol ControlHandler: Sendable {
-  /// Unlock the login collection with `password`, or create it with that password.
-  func unlock(password: SecureBytes) -> ControlResult
+  /// Unlock the login collection with `password`, or create it with that password; `peer`
+  /// is the process that asked (a PAM module's host: gdm, login, pamtester…).
+  func unlock(password: SecureBytes, peer: pid_t) -> ControlResult
   /// Re-key the login collection from `old` to `new`.
   func change(old: SecureBytes, new: SecureBytes) -> ControlResult
   /// Stop the daemon (after the reply).
@@ -174,7 +175,7 @@ public final class ControlServer: Sendable {
       // The components are gnome-keyring's; keychaind has one, always running. The reply's
       // environment list is empty.
       result = .ok
-    case (.unlock, 1): result = handler.unlock(password: arguments[0])
+    case (.unlock, 1): result = handler.unlock(password: arguments[0], peer: pid)
     case (.change, 2): result = handler.change(old: arguments[0], new: arguments[1])
     case (.quit, _): result = .ok
     default: result = .failed

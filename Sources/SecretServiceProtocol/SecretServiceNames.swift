@@ -26,6 +26,8 @@ public enum SecretService {
     "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
   /// keychaind's own: importing gnome-keyring's keyrings on request (`keychainctl import`).
   public static let importInterface: InterfaceName = "org.keychain_linux.Import"
+  /// keychaind's own: each collection's lock policy, and how login was last unlocked.
+  public static let lockingInterface: InterfaceName = "org.keychain_linux.Locking"
 }
 
 extension ErrorName {

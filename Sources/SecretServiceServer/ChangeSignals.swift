@@ -86,12 +86,13 @@ struct ChangeSignals {
     afterReply { collectionsChanged() }
   }
 
-  /// Locks every unlocked collection (the in-memory session one has no lock), then sends the
-  /// lock's signals; returns the collections it locked. For LockService and for the locks
-  /// that come from outside any call (screen lock, sleep, timers).
-  func lockEverything() async throws -> [String] {
+  /// Locks every unlocked collection for which `applies` holds (the in-memory session one has
+  /// no lock), then sends the lock's signals; returns the collections it locked. For
+  /// LockService and for the locks that come from outside any call (screen lock, sleep,
+  /// timers).
+  func lockEverything(where applies: (String) -> Bool = { _ in true }) async throws -> [String] {
     let names = try Resolver.mapped { try store.collections().map(\.name) }.filter {
-      $0 != KeychainStore.sessionCollection && !store.isLocked($0)
+      $0 != KeychainStore.sessionCollection && !store.isLocked($0) && applies($0)
     }
     for name in names { try? store.lock(name) }  // one deleted meanwhile is not an error
     let locked = names.filter { store.isLocked($0) }

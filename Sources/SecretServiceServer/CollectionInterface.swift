@@ -60,7 +60,7 @@ struct CollectionInterface: DBusInterface {
       }
       return [Resolver.paths(of: unlocked + locked)]
     default:  // CreateItem
-      state.noteUse()
+      state.noteUse([name])
       return try await createItem(request)
     }
   }
@@ -183,7 +183,7 @@ struct ItemInterface: DBusInterface {
       await ChangeSignals(request, state: state).itemDeleted(item)
       return [.objectPath(SecretPath.none)]
     case "GetSecret":
-      state.noteUse()
+      state.noteUse([item.collection])
       let session: ObjectPath = try request.argument(0)
       let cipher = try state.sessions.cipher(session, caller: request.caller)
       guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.getSecret }
@@ -195,7 +195,7 @@ struct ItemInterface: DBusInterface {
           .dbusValue
       ]
     default:  // SetSecret
-      state.noteUse()
+      state.noteUse([item.collection])
       let secret: Secret = try request.argument(0)
       let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
       guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.setSecret }

@@ -70,6 +70,10 @@ struct GnomeKeyringInterface: DBusInterface {
         let hook = state.passwordHook
         hooked = try await Blocking.run {
           try Resolver.mapped { try store.unlock(collection, password: password) }
+          if collection == KeychainStore.loginCollection {
+            // Only for `keychainctl doctor`: failing to note it fails nothing.
+            try? store.recordLoginUnlock(route: "UnlockWithMasterPassword")
+          }
           return hook?(password) ?? PasswordHookEffects()
         }
       }

@@ -154,6 +154,10 @@ final class PromptRunner: Sendable {
   private func unlocks(_ collection: String, _ password: SecureBytes) throws -> Bool {
     do {
       try store.unlock(collection, password: password)
+      if collection == KeychainStore.loginCollection {
+        // Only for `keychainctl doctor`: failing to note it fails nothing.
+        try? store.recordLoginUnlock(route: "password dialog")
+      }
       return true
     } catch StoreError.wrongPassword {
       logger.info("a wrong password was typed for a keyring")

@@ -21,7 +21,7 @@ struct SecretTree: ObjectTree {
     case .service:
       return [
         ServiceInterface(state: state), GnomeKeyringInterface(state: state),
-        ImportInterface(state: state),
+        ImportInterface(state: state), LockingInterface(state: state),
       ]
     case .collection, .alias:
       return try Resolver.collection(parsed, in: store).map {
@@ -67,14 +67,16 @@ public final class SecretServiceDaemon: Sendable {
   ///     runs once the name is owned.
   ///   - passwordHook: runs with each password that unlocks or creates a collection through a
   ///     prompt or the master-password interface (keychaind imports gnome-keyring's keyrings).
+  ///   - lockDefaults: when collections lock by themselves unless they say otherwise
+  ///     (keychaind.conf; see `lock(on:where:)`).
   public init(
     store: KeychainStore, pinentry: String? = "pinentry", logger: Logger,
     holdingCalls: Bool = false,
-    passwordHook: PasswordHook? = nil
+    passwordHook: PasswordHook? = nil, lockDefaults: LockPolicy = LockPolicy()
   ) {
     state = ServiceState(
       store: store, pinentry: pinentry, logger: logger, holdingCalls: holdingCalls,
-      passwordHook: passwordHook)
+      passwordHook: passwordHook, lockDefaults: lockDefaults)
     self.logger = logger
   }
 
@@ -121,16 +123,36 @@ public final class SecretServiceDaemon: Sendable {
     state.unlocked(collections)
   }
 
-  /// Locks every unlocked collection (the in-memory session one excepted) and tells clients,
-  /// for locks that come from outside any call (the screen lock, sleep); returns their names.
+  /// Locks the unlocked collections whose lock policy (their own over the defaults) `applies`
+  /// says should lock now, given the collection's name, and tells clients; returns their
+  /// names. A collection deleted meanwhile is skipped. A call in flight is not interrupted: it
+  /// holds what it read, and the next call finds the collection locked.
   @discardableResult
-  public func lockAll(on connection: Connection) async -> [String] {
-    (try? await ChangeSignals(connection: connection, state: state).lockEverything()) ?? []
+  public func lock(
+    on connection: Connection, where applies: (String, LockPolicy) -> Bool
+  ) async -> [String] {
+    let (store, defaults) = (state.store, state.lockDefaults)
+    guard let own = try? store.lockPolicies() else { return [] }
+    let locked =
+      (try? await ChangeSignals(connection: connection, state: state).lockEverything {
+        applies($0, (own[$0] ?? LockPolicy()).over(defaults))
+      }) ?? []
+    state.lastUse.withLock { uses in
+      for name in locked { uses[name] = nil }
+    }
+    return locked
   }
 
-  /// How long ago a client last read or wrote a secret (or the daemon started).
-  public var sinceLastUse: Duration {
-    ContinuousClock.now - state.lastUse.withLock { $0 }
+  /// How long ago a client last read or wrote a secret of `collection`, or it was unlocked;
+  /// zero the first time it is asked about a collection.
+  public func sinceLastUse(of collection: String) -> Duration {
+    let now = ContinuousClock.now
+    return now
+      - state.lastUse.withLock { uses in
+        if let last = uses[collection] { return last }
+        uses[collection] = now
+        return now
+      }
   }
 
   /// Open sessions and pending prompts, for tests and diagnostics.

@@ -118,17 +118,21 @@ struct ServiceInterface: DBusInterface {
         collections, changed: changed, locked: true)
       return [locked.dbusValue, .objectPath(SecretPath.none)]
     case "GetSecrets":
-      state.noteUse()
       let items: [ObjectPath] = try request.argument(0)
       let cipher = try state.sessions.cipher(try request.argument(1), caller: request.caller)
       var secrets: [ObjectPath: Secret] = [:]
       var bytes = 0
-      defer { if bytes >= MemoryRelease.largeSecret { MemoryRelease.afterReply(to: request) } }
+      var used = Set<String>()
+      defer {
+        state.noteUse(used)
+        if bytes >= MemoryRelease.largeSecret { MemoryRelease.afterReply(to: request) }
+      }
       for path in items {
         // Locked and missing items are skipped, as gnome-keyring does and libsecret expects.
         guard let parsed = SecretPath(path), let item = try? Resolver.item(parsed, in: store),
           let (secret, contentType) = try? store.secret(of: item)
         else { continue }
+        used.insert(item.collection)
         let (parameters, value) = try cipher.encrypt(secret)
         bytes += value.count
         secrets[path] = Secret(

@@ -48,12 +48,18 @@ actor ServiceState {
   nonisolated let gate: CallGate
   /// Announces changed `Items` and `Collections` lists (see `ListAnnouncer`).
   nonisolated let announcer = ListAnnouncer()
-  /// When a client last read or wrote a secret (for "lock after N minutes unused").
-  nonisolated let lastUse = Mutex(ContinuousClock.now)
+  /// When a client last read or wrote a secret of each collection, or it was unlocked (for
+  /// "lock after N minutes unused"); a collection not yet seen counts from when it is first
+  /// asked about.
+  nonisolated let lastUse = Mutex<[String: ContinuousClock.Instant]>([:])
+  /// keychaind.conf's lock settings, under each collection's own (`LockPolicy`).
+  nonisolated let lockDefaults: LockPolicy
 
-  /// Notes that a client read or wrote a secret now.
-  nonisolated func noteUse() {
-    lastUse.withLock { $0 = .now }
+  /// Notes that a client read or wrote a secret of `collections` now.
+  nonisolated func noteUse(_ collections: some Sequence<String>) {
+    lastUse.withLock { uses in
+      for collection in collections { uses[collection] = .now }
+    }
   }
   private var prompts: [String: Prompt] = [:]
   private var nextID = 1
@@ -63,9 +69,10 @@ actor ServiceState {
 
   init(
     store: KeychainStore, pinentry: String?, logger: Logger, holdingCalls: Bool,
-    passwordHook: PasswordHook?
+    passwordHook: PasswordHook?, lockDefaults: LockPolicy
   ) {
     self.store = store
+    self.lockDefaults = lockDefaults
     gate = CallGate(open: !holdingCalls)
     self.logger = logger
     self.passwordHook = passwordHook
@@ -142,6 +149,7 @@ actor ServiceState {
   /// After `collections` were unlocked: their search index is checked item by item in the
   /// background, and what damage showed is repaired and logged by object path.
   nonisolated func unlocked(_ collections: [String]) {
+    noteUse(collections)
     let (store, logger) = (store, logger)
     for collection in collections {
       Task {

@@ -7,6 +7,7 @@
 import ArgumentParser
 import Foundation
 import KeychainDBus
+import KeychainStore
 import KeyringControl
 import SecretServiceClient
 
@@ -17,8 +18,9 @@ struct Doctor: AsyncParsableCommand {
       Checks, changing nothing: which program owns org.freedesktop.secrets; whether the control \
       socket pam_gnome_keyring.so talks to ($XDG_RUNTIME_DIR/keyring/control) answers, and \
       which program behind it; which PAM files load pam_gnome_keyring.so, in which stages; \
-      whether the login collection is unlocked now; whether gnome-keyring's secrets component \
-      is still set to start with the desktop. Exit codes: 0 nothing stands in the way; 1 \
+      whether the login collection is unlocked now, and whether it was unlocked at this boot \
+      and by which route; whether gnome-keyring's secrets component is still set to start with \
+      the desktop. Exit codes: 0 nothing stands in the way; 1 \
       something does (each problem says what to change).
       """)
 
@@ -42,6 +44,7 @@ struct Doctor: AsyncParsableCommand {
     findings.append(controlSocket(environment))
     findings.append(pam())
     findings.append(await loginState())
+    findings.append(await loginRoute())
     findings.append(autostart(environment))
     if json {
       try printJSON([
@@ -179,6 +182,32 @@ struct Doctor: AsyncParsableCommand {
         advice:
           "it opens at the next login or screen unlock through PAM, or with `keychainctl unlock`")
       : Finding(check: check, level: .ok, detail: "unlocked")
+  }
+
+  /// How login was last unlocked (keychaind records it), and whether that was at this boot.
+  private func loginRoute() async -> Finding {
+    let check = "login unlock at this boot"
+    guard let client = try? await SecretServiceClient.connect(),
+      let last = try? await client.lastLoginUnlock()
+    else {
+      return Finding(
+        check: check, level: .warning, detail: "keychaind has not recorded an unlock of login",
+        advice: "log out and in again; if it stays locked, fix what the other checks say")
+    }
+    let when = last.time.formatted(date: .abbreviated, time: .shortened)
+    guard last.bootID == UnlockRecord.currentBootID else {
+      return Finding(
+        check: check, level: .warning,
+        detail: "not since this boot (last: \(when), by \(last.route))",
+        advice: "log out and in again through a PAM stack with pam_gnome_keyring or pam-unlock")
+    }
+    guard last.route.hasPrefix("pam_") else {
+      return Finding(
+        check: check, level: .warning, detail: "at \(when) by \(last.route), not by the login",
+        advice:
+          "login did not unlock it: the PAM check above says what to add")
+    }
+    return Finding(check: check, level: .ok, detail: "at \(when) by \(last.route)")
   }
 
   private func autostart(_ environment: [String: String]) -> Finding {

@@ -22,7 +22,7 @@ struct Keychainctl: AsyncParsableCommand {
       AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
       AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
       List.self, Create.self, Delete.self, SetDefault.self, Passwd.self, Status.self,
-      Check.self, Import.self, Export.self, Doctor.self, PamUnlock.self,
+      Check.self, Import.self, Export.self, Doctor.self, PamUnlock.self, LockPolicyCommand.self,
     ])
 }
 

@@ -133,7 +133,11 @@ func collectionPaths(_ client: SecretServiceClient, _ collection: String?) async
 {
   let all = try await client.collections()
   guard let collection else { return all.map(\.path) }
-  let matching = all.filter { $0.path.rawValue == collection || $0.label == collection }
+  var matching = all.filter { $0.path.rawValue == collection || $0.label == collection }
+  if matching.isEmpty {
+    // Its name, the last element of its path (`login` for the collection labelled Login).
+    matching = all.filter { $0.path.rawValue.hasSuffix("/collection/" + collection) }
+  }
   guard !matching.isEmpty else {
     complain("keychainctl: no collection '\(collection)'")
     throw Exit.failure

@@ -4,6 +4,7 @@
 // the plain one of systemd and most daemons, which no configuration library here reads.
 
 import Foundation
+import KeychainStore
 
 /// The settings of keychaind.conf.
 struct Configuration: Equatable {
@@ -22,6 +23,13 @@ struct Configuration: Equatable {
   /// Lock every collection when no client has read or written a secret for this many
   /// minutes; 0: never.
   var lockAfterUnusedMinutes = 0
+
+  /// The lock settings, for collections that do not set their own.
+  var lockDefaults: LockPolicy {
+    LockPolicy(
+      onScreenLock: lockOnScreenLock, beforeSleep: lockBeforeSleep, atLogout: lockWhenSessionsEnd,
+      afterIdleMinutes: lockAfterIdleMinutes, afterUnusedMinutes: lockAfterUnusedMinutes)
+  }
 
   /// Why a configuration file was refused.
   struct Failure: Error, CustomStringConvertible {

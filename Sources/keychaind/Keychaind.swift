@@ -114,7 +114,8 @@ struct Keychaind: AsyncParsableCommand {
     let daemon = SecretServiceDaemon(
       store: store, pinentry: pinentry, logger: logger, holdingCalls: password != nil,
       passwordHook: GnomeKeyringMigration.hook(
-        store: store, environment: environment, logger: logger))
+        store: store, environment: environment, logger: logger),
+      lockDefaults: configuration.lockDefaults)
     let result = try await daemon.publish(on: connection, replace: replace)
     guard result == .primaryOwner else {
       let owner = await NameOwner.current(connection)
@@ -146,19 +147,14 @@ struct Keychaind: AsyncParsableCommand {
       LoginControl(
         store: store, daemon: daemon, connection: connection, environment: environment,
         logger: logger, stop: { lifetime.stop($0) }))
-    let lockAll: @Sendable (String) async -> Void = { why in
-      let locked = await daemon.lockAll(on: connection)
-      if !locked.isEmpty { logger.info("locked \(locked.joined(separator: ", ")): \(why)") }
-    }
-    let sessionLock = await SessionLock.start(
-      environment: environment, configuration: configuration, store: store, logger: logger,
-      lockAll: lockAll)
-    let unusedLock = UnusedLock.start(
-      minutes: configuration.lockAfterUnusedMinutes, minute: SessionLock.minute(environment),
-      daemon: daemon, lockAll: lockAll)
+    let autoLock = AutoLock(
+      daemon: daemon, connection: connection, store: store,
+      defaults: configuration.lockDefaults, logger: logger, environment: environment)
+    await autoLock.followScreenSaver()
+    let sessionLock = await SessionLock.start(environment: environment, autoLock: autoLock)
+    let timers = autoLock.runTimers { await sessionLock?.refreshInhibitor() }
     let reason = await lifetime.wait(for: connection)
-    unusedLock?.cancel()
-    _ = sessionLock
+    timers.cancel()
     logger.info("stopping: \(reason)")
     control?.close()
     await connection.close()

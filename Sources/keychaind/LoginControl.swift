@@ -46,10 +46,11 @@ struct LoginControl: ControlHandler {
     }
   }
 
-  func unlock(password: SecureBytes) -> ControlResult {
+  func unlock(password: SecureBytes, peer: pid_t) -> ControlResult {
     let created: Bool
     do {
-      created = try LoginUnlock.openLogin(store: store, password: password, logger: logger)
+      created = try LoginUnlock.openLogin(
+        store: store, password: password, route: Self.route(peer), logger: logger)
     } catch StoreError.wrongPassword {
       logger.notice("the control socket's password (from PAM) does not unlock the login collection")
       return .denied
@@ -66,6 +67,15 @@ struct LoginControl: ControlHandler {
     let (daemon, connection) = (daemon, connection)
     Task { await daemon.announceUnlocked(unlocked, effects, on: connection) }
     return .ok
+  }
+
+  /// The route for `keychainctl doctor`: `keychainctl pam-unlock` run by pam_exec, or
+  /// pam_gnome_keyring in the program that runs the PAM stack.
+  static func route(_ peer: pid_t) -> String {
+    let program = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(peer)/exe"))
+      .map { URL(fileURLWithPath: $0).lastPathComponent }
+    if program == "keychainctl" { return "pam_exec (keychainctl pam-unlock)" }
+    return "pam_gnome_keyring (in \(program ?? "pid \(peer)"))"
   }
 
   func change(old: SecureBytes, new: SecureBytes) -> ControlResult {

@@ -120,7 +120,8 @@ enum LoginUnlock {
   /// no alias does. Exit status 5 for a password that does not unlock it.
   static func run(store: KeychainStore, password: SecureBytes, logger: Logger) throws {
     do {
-      _ = try openLogin(store: store, password: password, logger: logger)
+      _ = try openLogin(
+        store: store, password: password, route: "keychaind --unlock", logger: logger)
     } catch StoreError.wrongPassword {
       logger.critical("the password does not unlock the login collection")
       throw ExitCode(5)
@@ -129,10 +130,10 @@ enum LoginUnlock {
 
   /// Unlocks the login collection with `password`, or creates it with that password (as
   /// gnome-keyring's login unlock does); returns whether it created it. A wrong password
-  /// throws `wrongPassword` and changes nothing.
-  static func openLogin(store: KeychainStore, password: SecureBytes, logger: Logger) throws
-    -> Bool
-  {
+  /// throws `wrongPassword` and changes nothing. `route` is remembered for `keychainctl doctor`.
+  static func openLogin(
+    store: KeychainStore, password: SecureBytes, route: String, logger: Logger
+  ) throws -> Bool {
     var created = false
     if try store.hasCollection(KeychainStore.loginCollection) {
       // Checked even when it is unlocked already: a wrong password is never answered OK.
@@ -148,7 +149,20 @@ enum LoginUnlock {
     if try store.alias("default") == nil {
       try store.setAlias("default", to: KeychainStore.loginCollection)
     }
+    LoginUnlock.record(route, in: store, logger: logger)
     return created
+  }
+}
+
+extension LoginUnlock {
+  /// Remembers how the login collection was opened. Not remembering it (a full disk) fails
+  /// nothing: it only leaves `keychainctl doctor` with less to say.
+  static func record(_ route: String, in store: KeychainStore, logger: Logger) {
+    do {
+      try store.recordLoginUnlock(route: route)
+    } catch {
+      logger.warning("could not note how the login collection was unlocked: \(error)")
+    }
   }
 }
 

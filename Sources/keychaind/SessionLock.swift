@@ -2,9 +2,11 @@
 //
 // Locking with the session, through logind on the system bus: the collections are locked when
 // the login session is locked (logind's `Lock` signal, or `LockedHint` becoming true) and
-// before the machine sleeps (`PrepareForSleep(true)`). For sleep, keychaind holds a *delay*
-// inhibitor from start and after every resume, and lets it go only once the keys are wiped, so
-// no key is in memory when the machine is suspended. The screen unlocker's PAM stack (which
+// before the machine sleeps (`PrepareForSleep(true)`), as their lock policies say (see
+// `AutoLock`). For sleep, keychaind holds a *delay* inhibitor while any policy locks before
+// sleep (from start, after every resume, and from the moment a collection asks for it), and
+// lets it go only once the keys are wiped, so no key is in memory when the machine is
+// suspended. The screen unlocker's PAM stack (which
 // runs pam_gnome_keyring) unlocks login again through the control socket. Without logind
 // (containers, CI) this is one log line.
 
@@ -23,32 +25,22 @@ final class SessionLock: Sendable {
   static let user: InterfaceName = "org.freedesktop.login1.User"
 
   let system: Connection
-  let store: KeychainStore
-  let lockAll: @Sendable (String) async -> Void
-  let logger: Logger
+  let autoLock: AutoLock
+  var logger: Logger { autoLock.logger }
   /// The sleep inhibitor's descriptor while it is held.
   private let inhibitor = Mutex<UnixFileDescriptor?>(nil)
+  /// Whether the machine is between PrepareForSleep(true) and (false): no new inhibitor then.
+  private let sleeping = Mutex(false)
 
-  private init(
-    system: Connection, store: KeychainStore, logger: Logger,
-    lockAll: @escaping @Sendable (String) async -> Void
-  ) {
+  private init(system: Connection, autoLock: AutoLock) {
     self.system = system
-    self.store = store
-    self.logger = logger
-    self.lockAll = lockAll
+    self.autoLock = autoLock
   }
 
   /// Connects to the system bus and follows this process's login session. Nil (after one log
   /// line) when there is no system bus or no logind.
-  static func start(
-    environment: [String: String], configuration: Configuration, store: KeychainStore,
-    logger: Logger, lockAll: @escaping @Sendable (String) async -> Void
-  ) async -> SessionLock? {
-    guard
-      configuration.lockOnScreenLock || configuration.lockBeforeSleep
-        || configuration.lockAfterIdleMinutes > 0 || configuration.lockWhenSessionsEnd
-    else { return nil }
+  static func start(environment: [String: String], autoLock: AutoLock) async -> SessionLock? {
+    let logger = autoLock.logger
     let address =
       environment["DBUS_SYSTEM_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
       ?? "unix:path=/run/dbus/system_bus_socket"
@@ -58,9 +50,9 @@ final class SessionLock: Sendable {
       logger.info("no logind on the system bus: collections lock only when asked")
       return nil
     }
-    let lock = SessionLock(system: system, store: store, logger: logger, lockAll: lockAll)
-    await lock.followSession(environment, configuration)
-    if configuration.lockBeforeSleep { await lock.followSleep() }
+    let lock = SessionLock(system: system, autoLock: autoLock)
+    await lock.followSession(environment)
+    await lock.followSleep()
     return lock
   }
 
@@ -94,9 +86,7 @@ final class SessionLock: Sendable {
   }
 
   /// Lock and LockedHint, IdleHint for the idle timer, and the end of the user's last session.
-  private func followSession(_ environment: [String: String], _ configuration: Configuration)
-    async
-  {
+  private func followSession(_ environment: [String: String]) async {
     guard let session = await findSession(environment) else {
       logger.info("not in a logind session: the screen lock does not lock the keyring")
       return
@@ -113,12 +103,8 @@ final class SessionLock: Sendable {
           sender: Self.logind, interface: Self.manager, member: "SessionRemoved",
           path: Self.managerPath))
     else { return }
-    if configuration.lockOnScreenLock {
-      Task { for await _ in locks { await lockAll("the session was locked") } }
-    }
-    let idle = IdleTimer(
-      minutes: configuration.lockAfterIdleMinutes, minute: Self.minute(environment)
-    ) { [lockAll] in await lockAll("the session was idle") }
+    let autoLock = autoLock
+    Task { for await _ in locks { await autoLock.lock(.screenLock) } }
     Task {
       for await message in hints {
         guard message.body.first?.string == Self.session.rawValue, message.body.count > 1,
@@ -131,21 +117,18 @@ final class SessionLock: Sendable {
           default: nil
           }
         }
-        if configuration.lockOnScreenLock, flag("LockedHint") == true {
-          await lockAll("the session was locked")
-        }
-        if let idleHint = flag("IdleHint") { idle.idle(idleHint) }
+        if flag("LockedHint") == true { await autoLock.lock(.screenLock) }
+        if let idleHint = flag("IdleHint") { autoLock.idle(idleHint) }
       }
     }
-    if configuration.lockWhenSessionsEnd {
-      Task {
-        for await _ in removals where await !userHasSessions() {
-          await lockAll("the user's last session ended")
-        }
+    Task {
+      for await _ in removals where await !userHasSessions() {
+        await autoLock.lock(.logout)
       }
     }
+    let defaults = autoLock.defaults
     logger.info(
-      "following logind session \(session.rawValue): lock on screen lock \(configuration.lockOnScreenLock), after idle \(configuration.lockAfterIdleMinutes) min, at the last logout \(configuration.lockWhenSessionsEnd)"
+      "following logind session \(session.rawValue): lock on screen lock \(defaults.onScreenLock ?? false), after idle \(defaults.afterIdleMinutes ?? 0) min, at the last logout \(defaults.atLogout ?? false) (unless a collection's lock policy says otherwise)"
     )
   }
 
@@ -161,11 +144,6 @@ final class SessionLock: Sendable {
     return !sessions.isEmpty
   }
 
-  /// Seconds in a minute of the idle timer: 60, or KEYCHAIND_TEST_MINUTE_SECONDS for tests.
-  static func minute(_ environment: [String: String]) -> Double {
-    environment["KEYCHAIND_TEST_MINUTE_SECONDS"].flatMap(Double.init) ?? 60
-  }
-
   /// PrepareForSleep: locked before the machine sleeps, under a delay inhibitor.
   private func followSleep() async {
     guard
@@ -174,18 +152,37 @@ final class SessionLock: Sendable {
           sender: Self.logind, interface: Self.manager, member: "PrepareForSleep",
           path: Self.managerPath))
     else { return }
-    await inhibit()
+    await refreshInhibitor()
     Task {
       for await message in sleeps {
         guard case .boolean(let going)? = message.body.first else { continue }
+        sleeping.withLock { $0 = going }
         if going {
-          await lockAll("the machine is going to sleep")
-          inhibitor.withLock { $0 = nil }  // closing it lets the sleep go on
-          logger.info("released the sleep inhibitor: the keys are wiped")
+          await autoLock.lock(.sleep)
+          // Closing the descriptor lets the sleep go on.
+          if inhibitor.withLock({ held in
+            defer { held = nil }
+            return held != nil
+          }) {
+            logger.info("released the sleep inhibitor: the keys are wiped")
+          }
         } else {
-          await inhibit()
+          await refreshInhibitor()
         }
       }
+    }
+  }
+
+  /// Holds a delay inhibitor while some lock policy locks before sleep, and none otherwise:
+  /// at start, after each resume, and after each timer check (a policy changed at run time).
+  func refreshInhibitor() async {
+    guard !sleeping.withLock({ $0 }) else { return }
+    let (wanted, held) = (autoLock.locksBeforeSleep, inhibitor.withLock { $0 != nil })
+    if wanted, !held {
+      await inhibit()
+    } else if !wanted, held {
+      inhibitor.withLock { $0 = nil }
+      logger.debug("released the sleep inhibitor: no collection locks before sleep")
     }
   }
 
@@ -202,6 +199,9 @@ final class SessionLock: Sendable {
       logger.warning("logind gave no sleep inhibitor: the keyring may sleep unlocked")
       return
     }
+    // Sleep may have begun while logind answered: then the lock has run, and holding this one
+    // would only hold the sleep up.
+    guard !sleeping.withLock({ $0 }) else { return }
     inhibitor.withLock { $0 = fd }
     logger.debug("holding a delay inhibitor for sleep")
   }
@@ -212,54 +212,5 @@ final class SessionLock: Sendable {
         destination: Self.logind, path: Self.managerPath, interface: Self.manager, member: member,
         body: body)
     ).body
-  }
-}
-
-/// Locks after the session has been idle for `minutes` (0: never): started when logind says
-/// the session went idle, cancelled when it is active again.
-final class IdleTimer: Sendable {
-  let minutes: Int
-  let minute: Double
-  let lock: @Sendable () async -> Void
-  private let pending = Mutex<Task<Void, Never>?>(nil)
-
-  init(minutes: Int, minute: Double, lock: @escaping @Sendable () async -> Void) {
-    self.minutes = minutes
-    self.minute = minute
-    self.lock = lock
-  }
-
-  func idle(_ isIdle: Bool) {
-    guard minutes > 0 else { return }
-    let (seconds, lock) = (Double(minutes) * minute, lock)
-    pending.withLock { task in
-      task?.cancel()
-      task =
-        isIdle
-        ? Task {
-          try? await Task.sleep(for: .seconds(seconds))
-          if !Task.isCancelled { await lock() }
-        } : nil
-    }
-  }
-}
-
-/// Locks every collection when no client has read or written a secret for `minutes` (0:
-/// never), checking a few times a minute. Needs no logind.
-enum UnusedLock {
-  static func start(
-    minutes: Int, minute: Double, daemon: SecretServiceDaemon,
-    lockAll: @escaping @Sendable (String) async -> Void
-  ) -> Task<Void, Never>? {
-    guard minutes > 0 else { return nil }
-    let limit = Duration.seconds(Double(minutes) * minute)
-    return Task {
-      while !Task.isCancelled {
-        try? await Task.sleep(for: .seconds(minute / 4))
-        if daemon.sinceLastUse >= limit {
-          await lockAll("no secret was used for \(minutes) minutes")
-        }
-      }
-    }
   }
 }

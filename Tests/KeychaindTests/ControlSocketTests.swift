@@ -25,10 +25,15 @@ struct ControlSocketTests {
 
   /// What `keychainctl status --json` says of the login collection's lock.
   static func loginLocked(_ daemon: DaemonProcess) throws -> Bool? {
+    try collectionLocked(daemon, "login")
+  }
+
+  /// What `keychainctl status --json` says of the lock of the collection called `name`.
+  static func collectionLocked(_ daemon: DaemonProcess, _ name: String) throws -> Bool? {
     let status = try daemon.run(KeychainctlTests.keychainctl, ["status", "--json"])
     let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
     let collections = object?["collections"] as? [[String: Any]] ?? []
-    return collections.first { ($0["path"] as? String)?.hasSuffix("/login") == true }?["locked"]
+    return collections.first { ($0["path"] as? String)?.hasSuffix("/" + name) == true }?["locked"]
       as? Bool
   }
 

@@ -34,6 +34,8 @@ struct DoctorTests {
       "ok: Secret Service provider: keychaind", "ok: login unlock socket:",
       "ok: PAM: pam_gnome_keyring.so in gdm-password (auth, session); pam_exec.so with keychainctl pam-unlock in lightdm",
       "ok: login collection: unlocked", "ok: gnome-keyring at session start:",
+      // (Unlocked by the test's `keychaind --unlock`, not by a PAM stack.)
+      "warning: login unlock at this boot: at ", "by keychaind --unlock, not by the login",
     ] {
       #expect(result.stdout.contains(line), "no \(line) in \(result.stdout)")
     }

@@ -87,6 +87,7 @@ struct PamLoginTests {
     #expect(login.status == 0, "\(login.stderr)")
     #expect(try Self.loginLocked(daemon) == false, "\(daemon.log)")
     #expect(try daemon.run("secret-tool", ["lookup", "app", "mail"]).stdout == "kept")
+    try Self.expectDoctorRoute(daemon, services, "by pam_gnome_keyring (in pamtester)")
 
     // passwd: pam_gnome_keyring sends CHANGE with the old and the new password.
     let passwd = try Self.pamtester(
@@ -132,5 +133,17 @@ struct PamLoginTests {
     #expect(right.status == 0, "\(right.stderr)")
     #expect(try Self.loginLocked(daemon) == false, "\(daemon.log)")
     #expect(!daemon.log.contains("login pw"), "no password in the log")
+    try Self.expectDoctorRoute(daemon, services, "by pam_exec (keychainctl pam-unlock)")
+  }
+
+  /// `keychainctl doctor` says login was unlocked at this boot, and by `route`.
+  static func expectDoctorRoute(_ daemon: DaemonProcess, _ services: String, _ route: String)
+    throws
+  {
+    let doctor = try DoctorTests.doctor(daemon.environment, pam: services)
+    let line = doctor.stdout.split(separator: "\n").first {
+      $0.contains("login unlock at this boot")
+    }
+    #expect(line?.hasPrefix("ok: ") == true && line?.hasSuffix(route) == true, "\(doctor.stdout)")
   }
 }

@@ -74,6 +74,8 @@ function __keychainctl_parse_tokens -S
             __keychainctl_parse_subcommand 0 'pam-dir=' 'json' 'h/help'
         case 'pam-unlock'
             __keychainctl_parse_subcommand 0 'socket=' 'h/help'
+        case 'lock-policy'
+            __keychainctl_parse_subcommand -r 2 'json' 'h/help'
         case 'help'
             __keychainctl_parse_subcommand -r 1 
         end
@@ -153,6 +155,7 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positio
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'export' -d 'Write collections, every item whole, to a file sealed with a passphrase.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'doctor' -d 'Say why the keyring is or is not unlocked at login, and what to change.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'pam-unlock' -d 'Unlock keychaind at login from pam_exec.so (for systems without pam_gnome_keyring).'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'lock-policy' -d 'Show or set when a collection locks by itself (keychaind only).'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl store" label' -l 'label' -d 'The item\'s label.' -rfka ''
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl store" collection' -l 'collection' -d 'The collection\'s object path (default: the default collection).' -rfka ''
@@ -252,3 +255,5 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_o
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl doctor" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl pam-unlock" socket' -l 'socket' -d 'The control socket (default: /run/user/UID/keyring/control).' -rfka ''
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl pam-unlock" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl lock-policy" json' -l 'json' -d 'Print JSON.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl lock-policy" h help' -s 'h' -l 'help' -d 'Show help information.'
