@@ -25,6 +25,7 @@ let package = Package(
     .library(name: "KeychainTesting", targets: ["KeychainTesting"]),
     // A SQLite VFS that sees every sync, for LD_PRELOAD into keychaind in the tests only.
     .library(name: "KeychainFaultVFS", type: .dynamic, targets: ["KeychainFaultVFS"]),
+    .library(name: "KeychainCopyCounter", type: .dynamic, targets: ["KeychainCopyCounter"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -131,6 +132,8 @@ let package = Package(
 
     // Counts syncs and keeps what a power cut would leave (tests only, through LD_PRELOAD).
     .target(name: "KeychainFaultVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
+    // Counts large allocations and copies (tests only, through LD_PRELOAD).
+    .target(name: "KeychainCopyCounter"),
 
     // Test support: private dbus-daemon, child processes, temp dirs. Never linked into products.
     .target(

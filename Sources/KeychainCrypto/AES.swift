@@ -118,26 +118,38 @@ public enum AESCBC {
 
   /// Pads and encrypts `plaintext`. Padding is always 1–16 bytes, so aligned input gains a
   /// whole block, which strict clients such as libsecret require.
+  ///
+  /// The whole blocks are encrypted straight from `plaintext` into the result, and only the
+  /// last block, with its padding, goes through a block of secure scratch: a big secret is
+  /// not copied once more before it is encrypted (BigSecretCopyTests counts).
   public static func encrypt<Bytes: ByteInput>(_ plaintext: Bytes, key: SecureBytes, iv: [UInt8])
     throws -> [UInt8]
   {
     try check(key: key, iv: iv)
     let cipher = try Cipher(algorithm: GCRY_CIPHER_AES, mode: GCRY_CIPHER_MODE_CBC, key: key)
     try cipher.setIV(iv)
-    let padded = plaintext.withUnsafeBytes { input in
-      let pad = blockSize - input.count % blockSize
-      return SecureBytes(count: input.count + pad) { out in
-        out.copyMemory(from: input)
-        for index in input.count..<out.count { out[index] = UInt8(pad) }
+    return try plaintext.withUnsafeBytes { input in
+      let whole = input.count - input.count % blockSize
+      let last = SecureBytes(count: blockSize) { block in
+        let tail = UnsafeRawBufferPointer(rebasing: input[whole...])
+        if !tail.isEmpty { block.copyMemory(from: tail) }
+        for index in tail.count..<blockSize { block[index] = UInt8(blockSize - tail.count) }
+      }
+      // Every byte is written by the cipher: no need to zero the array first.
+      return try [UInt8](unsafeUninitializedCapacity: whole + blockSize) { buffer, count in
+        count = 0
+        let out = UnsafeMutableRawBufferPointer(buffer)
+        try cipher.apply(
+          gcry_cipher_encrypt, input: UnsafeRawBufferPointer(rebasing: input[..<whole]),
+          output: UnsafeMutableRawBufferPointer(rebasing: out[..<whole]))
+        try last.withUnsafeBytes {
+          try cipher.apply(
+            gcry_cipher_encrypt, input: $0,
+            output: UnsafeMutableRawBufferPointer(rebasing: out[whole...]))
+        }
+        count = whole + blockSize
       }
     }
-    var ciphertext = [UInt8](repeating: 0, count: padded.count)
-    try padded.withUnsafeBytes { input in
-      try ciphertext.withUnsafeMutableBytes { out in
-        try cipher.apply(gcry_cipher_encrypt, input: input, output: out)
-      }
-    }
-    return ciphertext
   }
 
   /// Decrypts and strips PKCS#7 padding, checking every padding byte.
