@@ -8,7 +8,7 @@
 # the collection, and its peak (VmHWM). Needs python3-jeepney (it comes with
 # python3-secretstorage). From the project root, after `make build`:
 #
-#   printf pw | .build/release/keychain-load seed keychaind --data-dir /tmp/store/keychaind --items 100000
+#   printf pw | .build/release/keychain-load seed keychaind --data-dir /tmp/store/data/keychaind --items 100000
 #   Benchmarks/scripts/cold-start.py --store /tmp/store [--unlock pw] [--runs 5]
 #
 # For gnome-keyring: --provider gnome-keyring --store DIR with DIR/keyrings/login.keyring.

@@ -6,7 +6,11 @@
 #include <unistd.h>
 #include <signal.h>
 #include <errno.h>
+#include <link.h>
 #include <malloc.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -52,6 +56,47 @@ void keychain_tune_allocator(void) {
 
 int keychain_release_memory(void) {
     return malloc_trim(0);
+}
+
+/* Whether the loader wrote into the object's read-only segments (text relocations): then
+ * those pages are no longer the file's, and must stay. */
+static int has_text_relocations(const struct dl_phdr_info *info) {
+    for (int index = 0; index < info->dlpi_phnum; index++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[index];
+        if (header->p_type != PT_DYNAMIC) continue;
+        for (const ElfW(Dyn) *entry = (const ElfW(Dyn) *)(info->dlpi_addr + header->p_vaddr);
+             entry->d_tag != DT_NULL; entry++) {
+            if (entry->d_tag == DT_TEXTREL) return 1;
+            if (entry->d_tag == DT_FLAGS && (entry->d_un.d_val & DF_TEXTREL)) return 1;
+        }
+    }
+    return 0;
+}
+
+static int release_segments(struct dl_phdr_info *info, size_t size, void *context) {
+    (void)size;
+    size_t *released = context;
+    /* The vDSO is the kernel's, not a file. */
+    if (info->dlpi_name && strstr(info->dlpi_name, "linux-vdso")) return 0;
+    if (has_text_relocations(info)) return 0;
+    long page = sysconf(_SC_PAGESIZE);
+    for (int index = 0; index < info->dlpi_phnum; index++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[index];
+        if (header->p_type != PT_LOAD || (header->p_flags & PF_W)) continue;
+        uintptr_t start = (info->dlpi_addr + header->p_vaddr) & ~(uintptr_t)(page - 1);
+        uintptr_t end = info->dlpi_addr + header->p_vaddr + header->p_memsz;
+        end = (end + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
+        if (end > start && madvise((void *)start, end - start, MADV_DONTNEED) == 0) {
+            *released += end - start;
+        }
+    }
+    return 0;
+}
+
+size_t keychain_release_startup_pages(void) {
+    size_t released = 0;
+    dl_iterate_phdr(release_segments, &released);
+    return released;
 }
 
 int keychain_peer_credentials(int fd, pid_t *pid, uid_t *uid) {

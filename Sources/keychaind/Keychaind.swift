@@ -3,6 +3,7 @@
 // keychaind: arguments, logging and wiring. The logic lives in the libraries.
 
 import ArgumentParser
+import CKeychainProcess
 import Foundation
 import KeychainCrypto
 import KeychainDBus
@@ -153,6 +154,13 @@ struct Keychaind: AsyncParsableCommand {
     await autoLock.followScreenSaver()
     let sessionLock = await SessionLock.start(environment: environment, autoLock: autoLock)
     let timers = autoLock.runTimers { await sessionLock?.refreshInhibitor() }
+    // Start-up's code and the loader's relocation tables are not needed again: once it is
+    // over, their pages leave the resident set (10-14 MiB of the 27 it was idle at 100k items).
+    Task.detached(priority: .utility) {
+      try? await Task.sleep(for: .milliseconds(500))
+      let released = keychain_release_startup_pages()
+      logger.debug("start-up over: unmapped \(released >> 20) MiB of read-only program pages")
+    }
     let reason = await lifetime.wait(for: connection)
     timers.cancel()
     logger.info("stopping: \(reason)")

@@ -26,6 +26,13 @@ void keychain_tune_allocator(void);
 /* Gives the heap's free pages back to the system (malloc_trim). Returns 1 if any were. */
 int keychain_release_memory(void);
 
+/* Unmaps the pages of the program's and its libraries' read-only segments (code, constants,
+ * relocation tables) that start-up touched: they are clean copies of the files, which the
+ * kernel maps again from its page cache when they are next used. Writable segments (and the
+ * relocated read-only-after-relocation part, which lives in them) are left alone. Returns the
+ * bytes advised. */
+size_t keychain_release_startup_pages(void);
+
 /* Starts `path` (an absolute path) with `argv`, its standard output on `output`, from a thread
  * that lives as long as the process and reaps it: the child has a clean signal state and gets
  * SIGTERM when this process ends, however it ends (PR_SET_PDEATHSIG). One such child per
