@@ -49,8 +49,8 @@ int keychain_spawn(pid_t *pid, const char *file, const posix_spawn_file_actions_
 }
 
 void keychain_tune_allocator(void) {
-    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-    mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 32 * 1024 * 1024);
     mallopt(M_ARENA_MAX, 2);
 }
 

@@ -79,7 +79,8 @@ struct CollectionInterface: DBusInterface {
     }
     let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
     let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
-    if plaintext.count >= MemoryRelease.largeSecret { MemoryRelease.afterReply(to: request) }
+    // Every write, big or not: a burst of them leaves freed heap behind (see MemoryRelease).
+    MemoryRelease.afterReply(to: request)
     let contentType = secret.contentType.isEmpty ? "text/plain" : secret.contentType
     let (item, replaced) = try await Blocking.run { [store, name, label, attributes] in
       try Resolver.mapped {
@@ -200,7 +201,7 @@ struct ItemInterface: DBusInterface {
       let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
       guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.setSecret }
       let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
-      if plaintext.count >= MemoryRelease.largeSecret { MemoryRelease.afterReply(to: request) }
+      MemoryRelease.afterReply(to: request)  // as after CreateItem
       try await Blocking.run { [store, item] in
         try Resolver.mapped {
           try store.setSecret(plaintext, contentType: secret.contentType, of: item)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 //
-// Memory back to the system after large transient work: a 10 MiB secret, or the `Items` of a
+// Memory back to the system after transient work: a 10 MiB secret, or the `Items` of a
 // collection of 100k items (a few MB of small allocations), left the daemon at 71 and 41 MiB
-// resident for good. Big buffers are mapped and unmapped on their own (keychaind fixes
-// glibc's mmap threshold at start); the small ones are freed into the heap, whose free pages
-// malloc_trim hands back. It runs once things are quiet, off every caller's path.
+// resident for good. Buffers of up to 32 MiB come from the heap, which glibc does not trim by
+// itself (keychaind sets its allocator up at start, see keychain_tune_allocator), so that a
+// burst of big reads reuses its pages; once things are quiet, malloc_trim hands the free
+// pages back. It runs after writes and large reads, off every caller's path.
 
 import CKeychainProcess
 import Dispatch

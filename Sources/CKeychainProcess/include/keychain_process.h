@@ -18,9 +18,12 @@ int keychain_spawn(pid_t *pid, const char *file, const posix_spawn_file_actions_
                    char *const argv[], char *const envp[]);
 
 /* Sets glibc's allocator up for a long-lived daemon that sometimes handles a large secret:
- * a fixed mmap threshold of 128 KiB (glibc raises it after each large free, after which
- * buffers of up to 32 MiB come from the heap and stay resident once freed), the same trim
- * threshold, and at most two arenas (one per thread otherwise, each keeping its free memory). */
+ * buffers of up to 32 MiB (every buffer a secret of the 16 MiB limit needs) come from the
+ * heap, so that a burst of big reads reuses pages instead of mapping and faulting in fresh
+ * ones for each buffer (a third of a 10 MiB GetSecret's time went to that); the heap is not
+ * trimmed on every free, but once things are quiet (keychain_release_memory, scheduled by
+ * the server after writes and large work); at most two arenas (one per thread otherwise,
+ * each keeping its free memory). */
 void keychain_tune_allocator(void);
 
 /* Gives the heap's free pages back to the system (malloc_trim). Returns 1 if any were. */
