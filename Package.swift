@@ -98,7 +98,7 @@ let package = Package(
     .target(
       name: "SecretServiceServer",
       dependencies: [
-        "SecretServiceProtocol", "KeychainStore", "KeychainCore", "KeychainDBus", "KeychainCrypto",
+        "SecretServiceProtocol", "KeychainStore", "KeychainDBus", "KeychainCrypto",
         "KeychainImport", "CKeychainProcess", .product(name: "Logging", package: "swift-log"),
       ]),
 
