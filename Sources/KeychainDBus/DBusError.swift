@@ -88,3 +88,10 @@ extension ErrorName {
   /// The named connection does not exist on the bus.
   public static let nameHasNoOwner: ErrorName = "org.freedesktop.DBus.Error.NameHasNoOwner"
 }
+
+/// An error that knows how it is answered on the bus. The object server renders it at its one
+/// boundary, so that a handler lets its layer's errors (a store's, say) go up as they are.
+public protocol DBusErrorConvertible: Error {
+  /// The name and text the caller gets.
+  var dbusError: DBusError { get }
+}

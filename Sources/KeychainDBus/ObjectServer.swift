@@ -2,7 +2,9 @@
 //
 // A subtree of exported objects. The tree says which interfaces live at a path; the server
 // checks each call against the interface's declaration, answers Properties and Introspectable
-// for every object, and turns any failure into a named D-Bus error. (libdbus answers Peer.)
+// for every object, and turns any failure into a named D-Bus error: its own, or the one a
+// `DBusErrorConvertible` error renders, or a generic one with the details in the log.
+// (libdbus answers Peer.)
 //
 // Errors are named and worded as GDBus's object skeletons word them (and gnome-keyring, a GDBus
 // program, for a path with no object): the Secret Service's clients are GDBus programs, and
@@ -125,6 +127,8 @@ public final class ObjectServer: MethodCallHandler {
       }
     } catch let error as DBusError {
       responder.fail(error)
+    } catch let error as any DBusErrorConvertible {
+      responder.fail(error.dbusError)
     } catch {
       // The boundary: details go to the log, the caller gets a generic error.
       logger.error(

@@ -91,7 +91,7 @@ struct ChangeSignals {
   /// LockService and for the locks that come from outside any call (screen lock, sleep,
   /// timers).
   func lockEverything(where applies: (String) -> Bool = { _ in true }) async throws -> [String] {
-    let names = try Resolver.mapped { try store.collections().map(\.name) }.filter {
+    let names = try store.collections().map(\.name).filter {
       $0 != KeychainStore.sessionCollection && !store.isLocked($0) && applies($0)
     }
     for name in names { try? store.lock(name) }  // one deleted meanwhile is not an error

@@ -48,13 +48,13 @@ struct CollectionInterface: DBusInterface {
     switch request.member.rawValue {
     case "Delete":
       try await Blocking.run { [store, name] in
-        try Resolver.mapped { try store.deleteCollection(name) }
+        try store.deleteCollection(name)
       }
       await ChangeSignals(request, state: state).collectionDeleted(name)
       return [.objectPath(SecretPath.none)]
     case "SearchItems":
       let attributes: [String: String] = try request.argument(0)
-      let (unlocked, locked) = try Resolver.mapped { try store.searchItems(attributes, in: name) }
+      let (unlocked, locked) = try store.searchItems(attributes, in: name)
       if unlocked.count + locked.count >= MemoryRelease.largeList {
         MemoryRelease.afterReply(to: request)
       }
@@ -83,11 +83,9 @@ struct CollectionInterface: DBusInterface {
     MemoryRelease.afterReply(to: request)
     let contentType = secret.contentType.isEmpty ? "text/plain" : secret.contentType
     let (item, replaced) = try await Blocking.run { [store, name, label, attributes] in
-      try Resolver.mapped {
-        try store.createItem(
-          in: name, label: label, attributes: attributes, secret: plaintext,
-          contentType: contentType, replace: replace)
-      }
+      try store.createItem(
+        in: name, label: label, attributes: attributes, secret: plaintext,
+        contentType: contentType, replace: replace)
     }
     let signals = ChangeSignals(request, state: state)
     if replaced {
@@ -128,10 +126,10 @@ struct CollectionInterface: DBusInterface {
   }
 
   func getProperty(_ property: String, _ request: MethodRequest) async throws -> DBusValue {
-    let info = try Resolver.mapped { try store.collection(name) }
+    let info = try store.collection(name)
     switch property {
     case "Items":
-      let items: [ItemID] = try Resolver.mapped { try store.items(in: name) }
+      let items: [ItemID] = try store.items(in: name)
       if items.count >= MemoryRelease.largeList { MemoryRelease.afterReply(to: request) }
       return Resolver.paths(of: items)
     case "Label": return .string(info.label)
@@ -144,7 +142,7 @@ struct CollectionInterface: DBusInterface {
   func setProperty(_ property: String, to value: DBusValue, _ request: MethodRequest) async throws {
     guard !store.isLocked(name) else { throw SecretServiceError.Locked.setProperty }
     try await Blocking.run { [store, name] in
-      try Resolver.mapped { try store.setLabel(value.string ?? "", ofCollection: name) }
+      try store.setLabel(value.string ?? "", ofCollection: name)
     }
     await ChangeSignals(request, state: state).collectionChanged(name, ["Label": value])
   }
@@ -180,7 +178,7 @@ struct ItemInterface: DBusInterface {
     switch request.member.rawValue {
     case "Delete":
       guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.delete }
-      try await Blocking.run { [store, item] in try Resolver.mapped { try store.deleteItem(item) } }
+      try await Blocking.run { [store, item] in try store.deleteItem(item) }
       await ChangeSignals(request, state: state).itemDeleted(item)
       return [.objectPath(SecretPath.none)]
     case "GetSecret":
@@ -188,7 +186,7 @@ struct ItemInterface: DBusInterface {
       let session: ObjectPath = try request.argument(0)
       let cipher = try state.sessions.cipher(session, caller: request.caller)
       guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.getSecret }
-      let (secret, contentType) = try Resolver.mapped { try store.secret(of: item) }
+      let (secret, contentType) = try store.secret(of: item)
       if secret.count >= MemoryRelease.largeSecret { MemoryRelease.afterReply(to: request) }
       let (parameters, value) = try cipher.encrypt(secret)
       return [
@@ -203,9 +201,7 @@ struct ItemInterface: DBusInterface {
       let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
       MemoryRelease.afterReply(to: request)  // as after CreateItem
       try await Blocking.run { [store, item] in
-        try Resolver.mapped {
-          try store.setSecret(plaintext, contentType: secret.contentType, of: item)
-        }
+        try store.setSecret(plaintext, contentType: secret.contentType, of: item)
       }
       await ChangeSignals(request, state: state).itemChanged(item)
       return []
@@ -226,7 +222,7 @@ struct ItemInterface: DBusInterface {
     let locked = store.isLocked(item.collection)
     // A locked item's metadata is sealed on disk: it shows what was seen of it while its
     // collection was unlocked in this run (as gnome-keyring's does), and is empty otherwise.
-    let info = locked ? store.knownInfo(item) : try Resolver.mapped { try store.itemInfo(item) }
+    let info = locked ? store.knownInfo(item) : try store.itemInfo(item)
     return [
       "Locked": .boolean(locked),
       "Attributes": (info?.attributes ?? [:]).dbusValue,
@@ -246,18 +242,18 @@ struct ItemInterface: DBusInterface {
     switch property {
     case "Label":
       try await Blocking.run {
-        try Resolver.mapped { try store.setLabel(value.string ?? "", ofItem: item) }
+        try store.setLabel(value.string ?? "", ofItem: item)
       }
     case "Attributes":
       let attributes = try [String: String](dbusValue: value)
       try await Blocking.run {
-        try Resolver.mapped { try store.setAttributes(attributes, of: item) }
+        try store.setAttributes(attributes, of: item)
       }
     default:  // Type
-      var attributes = try Resolver.mapped { try store.itemInfo(item) }.attributes
+      var attributes = try store.itemInfo(item).attributes
       attributes["xdg:schema"] = value.string
       try await Blocking.run { [attributes] in
-        try Resolver.mapped { try store.setAttributes(attributes, of: item) }
+        try store.setAttributes(attributes, of: item)
       }
       changed = [:]
     }

@@ -51,9 +51,7 @@ struct GnomeKeyringInterface: DBusInterface {
       let store = store
       let hook = state.passwordHook
       let (name, hooked) = try await Blocking.run {
-        let name = try Resolver.mapped {
-          try Collections.create(label: label, alias: "", password: password, in: store)
-        }
+        let name = try Collections.create(label: label, alias: "", password: password, in: store)
         return (name, hook?(password) ?? PasswordHookEffects())
       }
       await signals.collectionCreated(name)
@@ -69,7 +67,7 @@ struct GnomeKeyringInterface: DBusInterface {
       if wasLocked {
         let hook = state.passwordHook
         hooked = try await Blocking.run {
-          try Resolver.mapped { try store.unlock(collection, password: password) }
+          try store.unlock(collection, password: password)
           if collection == KeychainStore.loginCollection {
             // Only for `keychainctl doctor`: failing to note it fails nothing.
             try? store.recordLoginUnlock(route: "UnlockWithMasterPassword")
@@ -88,7 +86,7 @@ struct GnomeKeyringInterface: DBusInterface {
       let new = try await secret(request, 2)
       let store = store
       try await Blocking.run {
-        try Resolver.mapped { try store.changePassword(collection, from: original, to: new) }
+        try store.changePassword(collection, from: original, to: new)
       }
       await signals.collectionChanged(collection)
       return []

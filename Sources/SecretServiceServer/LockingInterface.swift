@@ -43,7 +43,7 @@ struct LockingInterface: DBusInterface {
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
     let store = store
     if request.member == "LastLoginUnlock" {
-      guard let record = try Resolver.mapped({ try store.lastLoginUnlock() }) else {
+      guard let record = try store.lastLoginUnlock() else {
         return [.string(""), .int64(0), .string("")]
       }
       return [
@@ -52,7 +52,7 @@ struct LockingInterface: DBusInterface {
       ]
     }
     let collection = try Resolver.namedCollection(try request.argument(0), in: store)
-    var own = try Resolver.mapped { try store.lockPolicy(of: collection) }
+    var own = try store.lockPolicy(of: collection)
     if request.member == "SetLockPolicy" {
       let changes: [String: DBusValue] = try request.argument(1)
       let reset: [String] = try request.argument(2)
@@ -64,7 +64,7 @@ struct LockingInterface: DBusInterface {
       for (name, value) in changes { settings[name] = try Self.setting(name, value) }
       own.settings = settings
       try await Blocking.run { [own] in
-        try Resolver.mapped { try store.setLockPolicy(own, of: collection) }
+        try store.setLockPolicy(own, of: collection)
       }
       state.logger.info("lock policy of \(collection): \(Self.describe(own))")
       return [Self.values(own)]

@@ -83,26 +83,6 @@ enum Resolver {
   static func path(ofCollection name: String) -> ObjectPath {
     SecretPath.collection(name).objectPath
   }
-
-  /// Store failures as the error names clients act on (SECRET-SERVICE.md §1.1).
-  static func dbusError(_ error: any Error) -> any Error {
-    guard let error = error as? StoreError else { return error }
-    switch error {
-    case .locked: return DBusError(.isLocked, error.description)
-    case .noSuchCollection, .noSuchItem: return DBusError(.noSuchObject, error.description)
-    case .limitExceeded: return DBusError(.limitsExceeded, error.description)
-    case .invalid, .collectionExists: return DBusError(.invalidArgs, error.description)
-    case .wrongPassword: return SecretServiceError.wrongPassword
-    case .noSpace: return DBusError(.ioError, error.description)
-    case .newerSchema, .unsafePermissions, .corrupt, .damaged:
-      return DBusError(.failed, error.description)
-    }
-  }
-
-  /// Runs store work, reporting store failures by their D-Bus names.
-  static func mapped<T>(_ body: () throws -> T) throws -> T {
-    do { return try body() } catch { throw dbusError(error) }
-  }
 }
 
 extension DBusValue {
@@ -116,5 +96,21 @@ extension DBusValue {
       throw DBusError(.invalidArgs, "property \(name) must have type \(type), got \(value.type)")
     }
     return value
+  }
+}
+
+/// Store failures as the error names clients act on (SECRET-SERVICE.md §1.1), rendered by the
+/// object server at its boundary: handlers let them go up as they are.
+extension StoreError: DBusErrorConvertible {
+  public var dbusError: DBusError {
+    switch self {
+    case .locked: DBusError(.isLocked, description)
+    case .noSuchCollection, .noSuchItem: DBusError(.noSuchObject, description)
+    case .limitExceeded: DBusError(.limitsExceeded, description)
+    case .invalid, .collectionExists: DBusError(.invalidArgs, description)
+    case .wrongPassword: SecretServiceError.wrongPassword
+    case .noSpace: DBusError(.ioError, description)
+    case .newerSchema, .unsafePermissions, .corrupt, .damaged: DBusError(.failed, description)
+    }
   }
 }

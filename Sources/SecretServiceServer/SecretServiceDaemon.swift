@@ -45,11 +45,11 @@ struct SecretTree: ObjectTree {
     case "/org/freedesktop": return ["portal", "secrets"]
     case "/org/freedesktop/portal": return ["desktop"]
     case base: return ["collection", "aliases"]
-    case base + "/collection": return try Resolver.mapped { try store.collections().map(\.name) }
+    case base + "/collection": return try store.collections().map(\.name)
     case base + "/aliases": return ["default"]
     default:
       guard case .collection(let name)? = SecretPath(path) else { return [] }
-      return try Resolver.mapped { try store.items(in: name) }.map { String($0.id) }
+      return try store.items(in: name).map { String($0.id) }
     }
   }
 }

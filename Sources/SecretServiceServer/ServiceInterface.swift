@@ -64,7 +64,7 @@ struct ServiceInterface: DBusInterface {
     case "CreateCollection":
       let properties: [String: DBusValue] = try request.argument(0)
       let alias: String = try request.argument(1)
-      if !alias.isEmpty, let existing = try Resolver.mapped({ try store.alias(alias) }) {
+      if !alias.isEmpty, let existing = try store.alias(alias) {
         return [.objectPath(Resolver.path(ofCollection: existing)), .objectPath(SecretPath.none)]
       }
       // gnome-keyring takes the label and nothing else (an item's label given here included).
@@ -78,7 +78,7 @@ struct ServiceInterface: DBusInterface {
       return [.objectPath(SecretPath.none), .objectPath(prompt)]
     case "SearchItems":
       let attributes: [String: String] = try request.argument(0)
-      let (unlocked, locked) = try Resolver.mapped { try store.searchItems(attributes) }
+      let (unlocked, locked) = try store.searchItems(attributes)
       if unlocked.count + locked.count >= MemoryRelease.largeList {
         MemoryRelease.afterReply(to: request)
       }
@@ -105,10 +105,10 @@ struct ServiceInterface: DBusInterface {
       var changed: Set<String> = []
       for object in objects {
         guard
-          let collection = try Resolver.mapped({ try Resolver.owningCollection(object, in: store) })
+          let collection = try Resolver.owningCollection(object, in: store)
         else { continue }
         if !store.isLocked(collection), collection != KeychainStore.sessionCollection {
-          try Resolver.mapped { try store.lock(collection) }
+          try store.lock(collection)
           changed.insert(collection)
         }
         if !collections.contains(collection) { collections.append(collection) }
@@ -142,7 +142,7 @@ struct ServiceInterface: DBusInterface {
       return [secrets.dbusValue]
     case "ReadAlias":
       let name: String = try request.argument(0)
-      let collection = try Resolver.mapped { try store.alias(name) }
+      let collection = try store.alias(name)
       return [.objectPath(collection.map(Resolver.path(ofCollection:)) ?? SecretPath.none)]
     default:  // SetAlias
       let name: String = try request.argument(0)
@@ -150,7 +150,7 @@ struct ServiceInterface: DBusInterface {
       let collection =
         target == SecretPath.none ? nil : try Resolver.namedCollection(target, in: store)
       try await Blocking.run { [store, collection] in
-        try Resolver.mapped { try store.setAlias(name, to: collection) }
+        try store.setAlias(name, to: collection)
       }
       return []
     }
@@ -165,7 +165,7 @@ struct ServiceInterface: DBusInterface {
     var collections: [String] = []
     for object in objects {
       guard
-        let collection = try Resolver.mapped({ try Resolver.owningCollection(object, in: store) })
+        let collection = try Resolver.owningCollection(object, in: store)
       else {
         continue
       }
@@ -183,7 +183,7 @@ struct ServiceInterface: DBusInterface {
   }
 
   func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue {
-    let names = try Resolver.mapped { try store.collections().map(\.name) }
+    let names = try store.collections().map(\.name)
     return names.map(Resolver.path(ofCollection:)).dbusValue
   }
 }

@@ -155,6 +155,7 @@ actor ServiceState {
       Task {
         do {
           let repair = try await Blocking.run { try store.repairIndex(collection) }
+          MemoryRelease.soon()  // it read every item of the collection
           func paths(_ items: [ItemID]) -> String {
             items.map { Resolver.path(of: $0).rawValue }.joined(separator: ", ")
           }

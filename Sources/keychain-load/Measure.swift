@@ -185,6 +185,10 @@ struct Measure: AsyncParsableCommand {
       created.append(big)
     }
     report.memory("after the calls", provider.memory())
+    // What a provider keeps once it is quiet: keychaind hands freed memory back half a second
+    // after large work, not at each free.
+    try await Task.sleep(for: .seconds(1.5))
+    report.memory("1.5 s later", provider.memory())
     if let writers {
       for count in writers.split(separator: ",").compactMap({ Int($0) }) {
         created += try await Throughput.measure(
