@@ -6,9 +6,8 @@
 // `AutoLock`). For sleep, keychaind holds a *delay* inhibitor while any policy locks before
 // sleep (from start, after every resume, and from the moment a collection asks for it), and
 // lets it go only once the keys are wiped, so no key is in memory when the machine is
-// suspended. The screen unlocker's PAM stack (which
-// runs pam_gnome_keyring) unlocks login again through the control socket. Without logind
-// (containers, CI) this is one log line.
+// suspended. The screen unlocker's PAM stack (which runs pam_gnome_keyring) unlocks login
+// again through the control socket. Without logind (containers, CI) this is one log line.
 
 import Foundation
 import KeychainDBus

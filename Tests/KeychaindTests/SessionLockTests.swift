@@ -191,7 +191,7 @@ struct SessionLockTests {
     let daemon = try await DaemonProcess(
       password: "pw", arguments: ["--config", path],
       environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address])
-    // Nothing followed, nothing inhibited; the first call is answered, so start-up is over.
+    // Nothing locked, nothing inhibited; the first call is answered, so start-up is over.
     #expect(try ControlSocketTests.loginLocked(daemon) == false)
     #expect(try Self.logind(system, "Inhibitors").contains("(uint32 0, uint32 0"))
     #expect(daemon.log.contains("lock on screen lock false"), "\(daemon.log)")
