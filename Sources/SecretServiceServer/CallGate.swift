@@ -16,6 +16,9 @@ final class CallGate: Sendable {
 
   /// Returns at once when open; otherwise when `open()` is called.
   func wait() async {
+    // The open gate must not suspend: a continuation, even one resumed at once, moves the call
+    // off the connection's thread, and every call passes here.
+    if state.withLock({ $0.open }) { return }
     await withCheckedContinuation { continuation in
       let ready = state.withLock { state in
         if !state.open { state.waiting.append(continuation) }
