@@ -154,6 +154,13 @@ let package = Package(
         "KeychainStore", "KeychainCore", "KeychainCrypto", "KeychainTesting", "KeychainImport",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
+    // The object tree in memory (InMemoryTransport): no bus, no daemon process.
+    .testTarget(
+      name: "SecretServiceServerTests",
+      dependencies: [
+        "SecretServiceServer", "SecretServiceProtocol", "KeychainStore", "KeychainDBus",
+        "KeychainCrypto", "KeychainTesting",
+      ]),
     .testTarget(
       name: "SecretServiceProtocolTests",
       dependencies: ["SecretServiceProtocol", "KeychainDBus", "KeychainCrypto", "KeychainTesting"]),

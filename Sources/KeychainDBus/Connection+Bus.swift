@@ -93,14 +93,6 @@ extension Connection {
     }
   }
 
-  /// Emits a signal from `path`.
-  public func emit(
-    _ interface: InterfaceName, _ member: MemberName, from path: ObjectPath,
-    _ body: [DBusValue] = []
-  ) throws(DBusError) {
-    try send(.signal(path: path, interface: interface, member: member, body: body))
-  }
-
   // MARK: Names
 
   /// Asks the bus for a well-known name. Request it only once the objects behind it are ready.

@@ -72,9 +72,9 @@ extension Connection {
     guard let handler = handlers[path] else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
     do {
       let message = try MessageDecoder.decode(pointer, byteArrayLimit: handler.maximumByteArray)
-      handler.handle(message, responder: Responder(connection: self, call: message))
+      handler.handle(message, responder: Responder(transport: self, call: message))
     } catch {
-      Responder(connection: self, call: MessageDecoder.decode(header: pointer)).fail(
+      Responder(transport: self, call: MessageDecoder.decode(header: pointer)).fail(
         DBusError(
           .limitsExceeded,
           "a byte array of \(error.count) bytes is over the limit of \(handler.maximumByteArray)"))
@@ -101,13 +101,14 @@ extension Connection {
 /// A responder dropped without an answer sends `org.freedesktop.DBus.Error.Failed`, so a caller
 /// is never left waiting for its timeout because of a bug in a handler.
 public final class Responder: Sendable {
-  /// The connection the call came in on.
-  public let connection: Connection
+  /// Where the call came from, and where its reply and any signals go.
+  public let transport: any MessageTransport
   private let call: Message
   private let answered = Atomic<Bool>(false)
 
-  init(connection: Connection, call: Message) {
-    self.connection = connection
+  /// A responder for `call`, answering through `transport`.
+  public init(transport: any MessageTransport, call: Message) {
+    self.transport = transport
     // Keep only the header: the arguments may be large, and may be secret.
     var header = call
     header.body = []
@@ -132,13 +133,7 @@ public final class Responder: Sendable {
       answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
         .exchanged, !call.noReplyExpected
     else { return }
-    let connection = connection
-    let call = call
-    if connection.loop.isCurrent {
-      connection.assumeIsolated { $0.sendReply(message, to: call) }
-    } else {
-      connection.loop.execute { connection.assumeIsolated { $0.sendReply(message, to: call) } }
-    }
+    transport.deliverReply(message, to: call)
   }
 
   deinit {

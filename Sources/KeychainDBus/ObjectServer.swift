@@ -17,8 +17,9 @@ import Synchronization
 public struct MethodRequest: Sendable {
   /// The whole call, header and arguments.
   public let message: Message
-  /// The connection the call came in on, for signals and per-caller state.
-  public let connection: Connection
+  /// Where the call came from: the bus connection, or an in-memory transport in tests. For
+  /// signals and the bus's name owners.
+  public let connection: any MessageTransport
   let afterReplyActions = AfterReply()
 
   /// Runs `action` once the reply to this call has been sent: for signals that must not
@@ -116,7 +117,7 @@ public final class ObjectServer: MethodCallHandler {
 
   // Accessed only through the connection that delivered the call; see `handle`.
   private nonisolated(nonsending) func respond(to call: Message, _ responder: Responder) async {
-    let request = MethodRequest(message: call, connection: responder.connection)
+    let request = MethodRequest(message: call, connection: responder.transport)
     do {
       responder.reply(try await dispatch(request))
       // The reply is already sent or queued on the connection's thread, ahead of anything these

@@ -78,15 +78,3 @@ struct PropertiesHandler {
     return value
   }
 }
-
-extension Connection {
-  /// Emits `PropertiesChanged` for `interface` at `path`.
-  public func emitPropertiesChanged(
-    at path: ObjectPath, interface: InterfaceName, changed: [String: DBusValue],
-    invalidated: [String] = []
-  ) throws(DBusError) {
-    try emit(
-      .properties, "PropertiesChanged", from: path,
-      [.string(interface.rawValue), changed.dbusValue, invalidated.dbusValue])
-  }
-}

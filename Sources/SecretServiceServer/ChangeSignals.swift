@@ -15,7 +15,7 @@ import SecretServiceProtocol
 /// The signals that follow a change. A signal that cannot be sent does not fail the change
 /// that caused it: the change has been made, and the caller gets its reply.
 struct ChangeSignals {
-  let connection: Connection
+  let connection: any MessageTransport
   let state: ServiceState
   var store: KeychainStore { state.store }
   /// The call that made the change: its PropertiesChanged wait for its reply. Without one (a
@@ -28,7 +28,7 @@ struct ChangeSignals {
     self.request = request
   }
 
-  init(connection: Connection, state: ServiceState) {
+  init(connection: any MessageTransport, state: ServiceState) {
     self.connection = connection
     self.state = state
     request = nil

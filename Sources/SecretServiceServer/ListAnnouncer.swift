@@ -24,7 +24,7 @@ final class ListAnnouncer: Sendable {
 
   /// Announces `collection`'s `Items` soon, if that is not already on its way.
   func itemsChanged(
-    _ collection: String, connection: Connection, store: KeychainStore, logger: Logger
+    _ collection: String, connection: any MessageTransport, store: KeychainStore, logger: Logger
   ) {
     schedule(collection) {
       let start = ContinuousClock.now
@@ -43,7 +43,7 @@ final class ListAnnouncer: Sendable {
   }
 
   /// Announces the service's `Collections` soon, if that is not already on its way.
-  func collectionsChanged(connection: Connection, store: KeychainStore) {
+  func collectionsChanged(connection: any MessageTransport, store: KeychainStore) {
     schedule("") {
       guard let names = try? store.collections().map(\.name) else { return }
       try? await connection.emitPropertiesChanged(

@@ -100,16 +100,19 @@ public final class SecretServiceDaemon: Sendable {
       for await peer in departures { await state.dropPeer(peer) }
     }
     // A fallback at the root: every path of the tree, and the parents introspection walks.
-    // A secret over the store's limit is refused before it is copied out of the message; under
-    // a DH session it carries up to 16 bytes of padding.
-    try await connection.register(
-      ObjectServer(
-        SecretTree(state: state, logger: logger), logger: logger,
-        maximumByteArray: StoreLimits.maxSecretBytes + 16),
-      at: .root)
+    try await connection.register(objectServer(), at: .root)
     var options: NameRequestOptions = [.allowReplacement, .doNotQueue]
     if replace { options.insert(.replaceExisting) }
     return try await connection.requestName(SecretService.busName, options: options)
+  }
+
+  /// The object tree's server, for a connection or an in-memory transport. A secret over the
+  /// store's limit is refused before it is copied out of the message; under a DH session it
+  /// carries up to 16 bytes of padding.
+  public func objectServer() -> ObjectServer {
+    ObjectServer(
+      SecretTree(state: state, logger: logger), logger: logger,
+      maximumByteArray: StoreLimits.maxSecretBytes + 16)
   }
 
   /// Tells clients that `collections` were unlocked outside any call (at login, through the

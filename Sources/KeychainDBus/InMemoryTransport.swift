@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+//
+// An object tree served with no bus at all: calls go straight to the handler, replies and
+// signals are kept in memory for the test to read. Nothing is marshalled, so what it tests is
+// the tree's own logic (dispatch, argument checks, errors, the order of signals and replies);
+// the wire is tested with a private dbus-daemon.
+
+import Synchronization
+
+/// Serves one `MethodCallHandler` in memory, for tests.
+public final class InMemoryTransport: MessageTransport {
+  private struct State {
+    var nextSerial: UInt32 = 1
+    var waiting: [UInt32: CheckedContinuation<Message, Never>] = [:]
+    /// Signals, and replies in the order they were sent among them.
+    var sent: [Message] = []
+    var owners: [BusName: BusName] = [:]
+  }
+
+  private let state = Mutex(State())
+  private let handler: any MethodCallHandler
+
+  public init(serving handler: any MethodCallHandler) {
+    self.handler = handler
+  }
+
+  /// Sends a method call from `sender` (default `:1.1`) and waits for its reply: a method
+  /// return or an error.
+  public func call(
+    _ path: ObjectPath, _ interface: InterfaceName?, _ member: MemberName,
+    _ body: [DBusValue] = [], from sender: BusName? = nil
+  ) async -> Message {
+    var message = Message.methodCall(
+      destination: BusName(unchecked: ":1.0"), path: path, interface: interface, member: member,
+      body: body)
+    message.sender = sender ?? BusName(unchecked: ":1.1")
+    message.serial = state.withLock { state in
+      defer { state.nextSerial += 1 }
+      return state.nextSerial
+    }
+    let serial = message.serial
+    return await withCheckedContinuation { continuation in
+      // Registered before the handler runs: it may answer before `handle` returns.
+      state.withLock { $0.waiting[serial] = continuation }
+      handler.handle(message, responder: Responder(transport: self, call: message))
+    }
+  }
+
+  /// Everything sent so far (signals and replies, in order), emptied.
+  public func takeSent() -> [Message] {
+    state.withLock { state in
+      defer { state.sent = [] }
+      return state.sent
+    }
+  }
+
+  /// Makes `owner` the owner of `name`, for handlers that ask the bus.
+  public func setOwner(_ owner: BusName?, of name: BusName) {
+    state.withLock { $0.owners[name] = owner }
+  }
+
+  public func deliverReply(_ reply: Message, to call: Message) {
+    let waiter = state.withLock { state in
+      state.sent.append(reply)
+      return state.waiting.removeValue(forKey: call.serial)
+    }
+    waiter?.resume(returning: reply)
+  }
+
+  public func send(_ messages: [Message]) async throws(DBusError) {
+    state.withLock { $0.sent.append(contentsOf: messages) }
+  }
+
+  public func nameOwner(_ name: BusName) async throws(DBusError) -> BusName? {
+    state.withLock { $0.owners[name] }
+  }
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+//
+// The Secret Service object tree with no bus: SecretServiceDaemon's object server behind an
+// InMemoryTransport, over a store in a temporary directory. The first of the three depths the
+// tree is tested at (then in process on a private bus, then the real keychaind with real
+// clients): dispatch, argument checks, the errors' names, sessions tied to their caller, and
+// which signals go out before and after a reply.
+
+import Foundation
+import KeychainCrypto
+import KeychainDBus
+import KeychainStore
+import KeychainTesting
+import Logging
+import SecretServiceProtocol
+import SecretServiceServer
+import Testing
+
+@Suite struct InMemoryTreeTests {
+  static let service: ObjectPath = "/org/freedesktop/secrets"
+  static let login: ObjectPath = "/org/freedesktop/secrets/collection/login"
+
+  /// A store with an unlocked `login` collection, served in memory.
+  final class Harness: Sendable {
+    let directory: TemporaryDirectory
+    let store: KeychainStore
+    let transport: InMemoryTransport
+
+    init() throws {
+      directory = try TemporaryDirectory(prefix: "in-memory-tree")
+      store = try KeychainStore(directory: directory.path + "/store", kdf: .testing)
+      try store.createCollection(
+        name: "login", label: "Login", password: SecureBytes(copying: Array("pw".utf8)))
+      let daemon = SecretServiceDaemon(
+        store: store, pinentry: nil, logger: Logger(label: "in-memory-tree"))
+      transport = InMemoryTransport(serving: daemon.objectServer())
+    }
+
+    /// The reply's body, or the error's name and text as a failure.
+    func call(
+      _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName,
+      _ body: [DBusValue] = [], from sender: BusName? = nil
+    ) async throws -> [DBusValue] {
+      let reply = await transport.call(path, interface, member, body, from: sender)
+      guard reply.kind == .methodReturn else {
+        throw DBusError(
+          reply.errorName ?? ErrorName(stringLiteral: "org.freedesktop.DBus.Error.Failed"),
+          reply.body.first?.string ?? "")
+      }
+      return reply.body
+    }
+
+    func openPlainSession(from sender: BusName? = nil) async throws -> ObjectPath {
+      try #require(
+        try await call(
+          InMemoryTreeTests.service, SecretService.serviceInterface, "OpenSession",
+          [.string("plain"), .variant(.string(""))], from: sender)[1].objectPath)
+    }
+
+    func createItem(_ session: ObjectPath, label: String, secret: String) async throws
+      -> ObjectPath
+    {
+      let properties: [String: DBusValue] = [
+        ItemProperties.label: .string(label),
+        ItemProperties.attributes: ["app": "mail", "user": label].dbusValue,
+      ]
+      let value = Secret(
+        session: session, parameters: [], value: Array(secret.utf8), contentType: "text/plain")
+      let reply = try await call(
+        InMemoryTreeTests.login, SecretService.collectionInterface, "CreateItem",
+        [properties.dbusValue, value.dbusValue, .boolean(false)])
+      return try #require(reply[0].objectPath)
+    }
+  }
+
+  @Test func itemsAreStoredFoundAndReadBack() async throws {
+    let harness = try Harness()
+    let session = try await harness.openPlainSession()
+    let item = try await harness.createItem(session, label: "alice", secret: "s3cret")
+    let found = try await harness.call(
+      Self.service, SecretService.serviceInterface, "SearchItems",
+      [["app": "mail", "user": "alice"].dbusValue])
+    #expect(found[0] == [item].dbusValue && found[1] == [ObjectPath]().dbusValue)
+    let secret = try await harness.call(
+      item, SecretService.itemInterface, "GetSecret", [.objectPath(session)])
+    #expect(try Secret(dbusValue: secret[0]).value == Array("s3cret".utf8))
+    let label = try await harness.call(
+      item, .properties, "Get", [.string(SecretService.itemInterface.rawValue), .string("Label")])
+    #expect(label == [.variant(.string("alice"))])
+  }
+
+  /// gnome-keyring's order: ItemCreated before the reply, the collection's new Items
+  /// (PropertiesChanged) after it.
+  @Test func signalsGoOutAroundTheReplyInGnomeKeyringsOrder() async throws {
+    let harness = try Harness()
+    let session = try await harness.openPlainSession()
+    _ = harness.transport.takeSent()
+    let item = try await harness.createItem(session, label: "bob", secret: "x")
+    var sent: [Message] = []
+    for _ in 0..<500 where !sent.contains(where: { $0.member == "PropertiesChanged" }) {
+      sent += harness.transport.takeSent()
+      try await Task.sleep(for: .milliseconds(10))  // a bound, not a speed check
+    }
+    let kinds = sent.map { ($0.kind, $0.member?.rawValue ?? "") }
+    let created = try #require(kinds.firstIndex { $0.1 == "ItemCreated" }, "\(kinds)")
+    let reply = try #require(kinds.firstIndex { $0.0 == .methodReturn }, "\(kinds)")
+    let changed = try #require(kinds.firstIndex { $0.1 == "PropertiesChanged" }, "\(kinds)")
+    #expect(created < reply && reply < changed, "\(kinds)")
+    #expect(sent[created].body == [.objectPath(item)])
+  }
+
+  @Test func failuresHaveTheirNames() async throws {
+    let harness = try Harness()
+    let session = try await harness.openPlainSession()
+    let item = try await harness.createItem(session, label: "carol", secret: "x")
+    func error(_ body: () async throws -> [DBusValue]) async -> ErrorName? {
+      do {
+        _ = try await body()
+        return nil
+      } catch let error as DBusError {
+        return error.name
+      } catch {
+        return nil
+      }
+    }
+    // A store error (the collection is locked) rendered at the server's boundary.
+    try harness.store.lock("login")
+    #expect(
+      await error {
+        try await harness.call(
+          item, SecretService.itemInterface, "GetSecret", [.objectPath(session)])
+      } == ErrorName(stringLiteral: "org.freedesktop.Secret.Error.IsLocked"))
+    // Another caller's session is not this caller's.
+    try harness.store.unlock("login", password: SecureBytes(copying: Array("pw".utf8)))
+    #expect(
+      await error {
+        try await harness.call(
+          item, SecretService.itemInterface, "GetSecret", [.objectPath(session)],
+          from: BusName(validating: ":1.7"))
+      } == ErrorName(stringLiteral: "org.freedesktop.Secret.Error.NoSession"))
+    // Arguments of the wrong type, an object that is not there (UnknownMethod, as GDBus and so
+    // gnome-keyring name it), a method that is not.
+    #expect(
+      await error {
+        try await harness.call(item, SecretService.itemInterface, "GetSecret", [.string("no")])
+      } == .invalidArgs)
+    #expect(
+      await error {
+        try await harness.call(
+          "/org/freedesktop/secrets/collection/nope", .properties, "Get",
+          [.string(SecretService.collectionInterface.rawValue), .string("Label")])
+      } == .unknownMethod)
+    #expect(
+      await error {
+        try await harness.call(Self.service, SecretService.serviceInterface, "Frobnicate")
+      } == .unknownMethod)
+  }
+}
