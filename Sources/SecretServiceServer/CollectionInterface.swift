@@ -13,22 +13,17 @@ struct CollectionInterface: DBusInterface {
   let name: String
   var store: KeychainStore { state.store }
 
+  typealias Methods = SecretService.CollectionMethods
+
+  /// Each method's handler, from the declarations in SecretServiceProtocol.
+  static let methods = MethodTable<CollectionInterface> { table in
+    table.on(Methods.delete, delete)
+    table.on(Methods.searchItems, searchItems)
+    table.on(Methods.createItem, createItem)
+  }
+
   static let description = InterfaceDescription(
-    SecretService.collectionInterface,
-    methods: [
-      MethodDescription("Delete", outputs: [.init("prompt", .objectPath)]),
-      MethodDescription(
-        "SearchItems", inputs: [.init("attributes", .dictionary(key: .string, value: .string))],
-        outputs: [.init("results", .array(.objectPath))]),
-      MethodDescription(
-        "CreateItem",
-        inputs: [
-          .init("properties", .dictionary(key: .string, value: .variant)),
-          .init("secret", Secret.dbusType),
-          .init("replace", .boolean),
-        ],
-        outputs: [.init("item", .objectPath), .init("prompt", .objectPath)]),
-    ],
+    SecretService.collectionInterface, methods: methods.descriptions,
     properties: [
       PropertyDescription("Items", .array(.objectPath)),
       PropertyDescription("Label", .string, .readwrite),
@@ -45,30 +40,29 @@ struct CollectionInterface: DBusInterface {
   var path: ObjectPath { Resolver.path(ofCollection: name) }
 
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    switch request.member.rawValue {
-    case "Delete":
-      try await Blocking.run { [store, name] in
-        try store.deleteCollection(name)
-      }
-      await ChangeSignals(request, state: state).collectionDeleted(name)
-      return [.objectPath(SecretPath.none)]
-    case "SearchItems":
-      let attributes: [String: String] = try request.argument(0)
-      let (unlocked, locked) = try store.searchItems(attributes, in: name)
-      if unlocked.count + locked.count >= MemoryRelease.largeList {
-        MemoryRelease.afterReply(to: request)
-      }
-      return [Resolver.paths(of: unlocked + locked)]
-    default:  // CreateItem
-      state.noteUse([name])
-      return try await createItem(request)
-    }
+    try await Self.methods.dispatch(self, request)
   }
 
-  private func createItem(_ request: MethodRequest) async throws -> [DBusValue] {
-    let properties: [String: DBusValue] = try request.argument(0)
-    let secret: Secret = try request.argument(1)
-    let replace: Bool = try request.argument(2)
+  func delete(_ request: MethodRequest) async throws -> ObjectPath {
+    try await Blocking.run { [store, name] in try store.deleteCollection(name) }
+    await ChangeSignals(request, state: state).collectionDeleted(name)
+    return SecretPath.none
+  }
+
+  func searchItems(_ request: MethodRequest, attributes: [String: String]) async throws
+    -> [ObjectPath]
+  {
+    let (unlocked, locked) = try store.searchItems(attributes, in: name)
+    if unlocked.count + locked.count >= MemoryRelease.largeList {
+      MemoryRelease.afterReply(to: request)
+    }
+    return Resolver.paths(of: unlocked + locked)
+  }
+
+  func createItem(
+    _ request: MethodRequest, properties: [String: DBusValue], secret: Secret, replace: Bool
+  ) async throws -> (ObjectPath, ObjectPath) {
+    state.noteUse([name])
     var (label, attributes) = try Self.itemProperties(properties)
     guard !store.isLocked(name) else { throw SecretServiceError.Locked.createItem }
     // gnome-keyring's Type property is the schema; libsecret sends it beside xdg:schema.
@@ -93,7 +87,7 @@ struct CollectionInterface: DBusInterface {
     } else {
       await signals.itemCreated(item)
     }
-    return [.objectPath(Resolver.path(of: item)), .objectPath(SecretPath.none)]
+    return (Resolver.path(of: item), SecretPath.none)
   }
 
   /// CreateItem's label and attributes. gnome-keyring refuses a property it does not know, or
@@ -131,7 +125,7 @@ struct CollectionInterface: DBusInterface {
     case "Items":
       let items: [ItemID] = try store.items(in: name)
       if items.count >= MemoryRelease.largeList { MemoryRelease.afterReply(to: request) }
-      return Resolver.paths(of: items)
+      return Resolver.paths(of: items).dbusValue
     case "Label": return .string(info.label)
     case "Locked": return .boolean(info.isLocked)
     case "Created": return .uint64(UInt64(max(0, info.created.timeIntervalSince1970)))
@@ -154,15 +148,17 @@ struct ItemInterface: DBusInterface {
   let item: ItemID
   var store: KeychainStore { state.store }
 
+  typealias Methods = SecretService.ItemMethods
+
+  /// Each method's handler, from the declarations in SecretServiceProtocol.
+  static let methods = MethodTable<ItemInterface> { table in
+    table.on(Methods.delete, delete)
+    table.on(Methods.getSecret, getSecret)
+    table.on(Methods.setSecret, setSecret)
+  }
+
   static let description = InterfaceDescription(
-    SecretService.itemInterface,
-    methods: [
-      MethodDescription("Delete", outputs: [.init("Prompt", .objectPath)]),
-      MethodDescription(
-        "GetSecret", inputs: [.init("session", .objectPath)],
-        outputs: [.init("secret", Secret.dbusType)]),
-      MethodDescription("SetSecret", inputs: [.init("secret", Secret.dbusType)]),
-    ],
+    SecretService.itemInterface, methods: methods.descriptions,
     properties: [
       PropertyDescription("Locked", .boolean),
       PropertyDescription("Attributes", .dictionary(key: .string, value: .string), .readwrite),
@@ -175,37 +171,36 @@ struct ItemInterface: DBusInterface {
   var path: ObjectPath { Resolver.path(of: item) }
 
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    switch request.member.rawValue {
-    case "Delete":
-      guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.delete }
-      try await Blocking.run { [store, item] in try store.deleteItem(item) }
-      await ChangeSignals(request, state: state).itemDeleted(item)
-      return [.objectPath(SecretPath.none)]
-    case "GetSecret":
-      state.noteUse([item.collection])
-      let session: ObjectPath = try request.argument(0)
-      let cipher = try state.sessions.cipher(session, caller: request.caller)
-      guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.getSecret }
-      let (secret, contentType) = try store.secret(of: item)
-      if secret.count >= MemoryRelease.largeSecret { MemoryRelease.afterReply(to: request) }
-      let (parameters, value) = try cipher.encrypt(secret)
-      return [
-        Secret(session: session, parameters: parameters, value: value, contentType: contentType)
-          .dbusValue
-      ]
-    default:  // SetSecret
-      state.noteUse([item.collection])
-      let secret: Secret = try request.argument(0)
-      let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
-      guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.setSecret }
-      let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
-      MemoryRelease.afterReply(to: request)  // as after CreateItem
-      try await Blocking.run { [store, item] in
-        try store.setSecret(plaintext, contentType: secret.contentType, of: item)
-      }
-      await ChangeSignals(request, state: state).itemChanged(item)
-      return []
+    try await Self.methods.dispatch(self, request)
+  }
+
+  func delete(_ request: MethodRequest) async throws -> ObjectPath {
+    guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.delete }
+    try await Blocking.run { [store, item] in try store.deleteItem(item) }
+    await ChangeSignals(request, state: state).itemDeleted(item)
+    return SecretPath.none
+  }
+
+  func getSecret(_ request: MethodRequest, session: ObjectPath) async throws -> Secret {
+    state.noteUse([item.collection])
+    let cipher = try state.sessions.cipher(session, caller: request.caller)
+    guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.getSecret }
+    let (secret, contentType) = try store.secret(of: item)
+    if secret.count >= MemoryRelease.largeSecret { MemoryRelease.afterReply(to: request) }
+    let (parameters, value) = try cipher.encrypt(secret)
+    return Secret(session: session, parameters: parameters, value: value, contentType: contentType)
+  }
+
+  func setSecret(_ request: MethodRequest, secret: Secret) async throws {
+    state.noteUse([item.collection])
+    let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
+    guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.setSecret }
+    let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
+    MemoryRelease.afterReply(to: request)  // as after CreateItem
+    try await Blocking.run { [store, item] in
+      try store.setSecret(plaintext, contentType: secret.contentType, of: item)
     }
+    await ChangeSignals(request, state: state).itemChanged(item)
   }
 
   func getProperty(_ property: String, _ request: MethodRequest) async throws -> DBusValue {

@@ -37,7 +37,7 @@ final class ListAnnouncer: Sendable {
       }
       try? await connection.emitPropertiesChanged(
         at: Resolver.path(ofCollection: collection), interface: SecretService.collectionInterface,
-        changed: ["Items": Resolver.paths(of: items)], invalidated: [])
+        changed: ["Items": Resolver.paths(of: items).dbusValue], invalidated: [])
       if items.count >= MemoryRelease.largeList { MemoryRelease.soon() }
     }
   }

@@ -70,14 +70,13 @@ enum Resolver {
     SecretPath.item(collection: item.collection, item: String(item.id)).objectPath
   }
 
-  /// The paths of `items` as an `ao` value; those of one collection are built from one prefix
-  /// (the `Items` of a collection of 100k items is a list this long).
-  static func paths(of items: [ItemID]) -> DBusValue {
+  /// The paths of `items`; those of one collection are built from one prefix (the `Items` of
+  /// a collection of 100k items is a list this long).
+  static func paths(of items: [ItemID]) -> [ObjectPath] {
     guard let first = items.first, items.allSatisfy({ $0.collection == first.collection }) else {
-      return .array(.objectPath, items.map { .objectPath(path(of: $0)) })
+      return items.map { path(of: $0) }
     }
-    let paths = SecretPath.items(of: first.collection, items.map { $0.id })
-    return .array(.objectPath, paths.map { .objectPath($0) })
+    return SecretPath.items(of: first.collection, items.map { $0.id })
   }
 
   static func path(ofCollection name: String) -> ObjectPath {

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+//
+// A method declared once, with Swift types: `Takes<[String: String]>.Returns<[ObjectPath],
+// [ObjectPath]>("SearchItems", ["attributes"], ["unlocked", "locked"])`. The declaration gives
+// the introspection's description, decodes and encodes arguments and results on both sides,
+// and, through `MethodTable`, routes a call to a handler that is a typed Swift function. (Two
+// nested types because a generic type may declare one parameter pack only.)
+
+/// The argument types of a method; see `Returns`.
+public struct Takes<each Input: DBusRepresentable> {
+  /// A method taking `Input` and returning `Output`, with its interface and argument names.
+  public struct Returns<each Output: DBusRepresentable>: Sendable {
+    public let interface: InterfaceName
+    public let description: MethodDescription
+    public var name: MemberName { description.name }
+
+    /// Declares `name` on `interface`; the names are those introspection shows, one per type.
+    public init(
+      _ interface: InterfaceName, _ name: MemberName, _ inputNames: [String] = [],
+      _ outputNames: [String] = []
+    ) {
+      var inputs: [DBusType] = []
+      for type in repeat (each Input).self { inputs.append(type.dbusType) }
+      var outputs: [DBusType] = []
+      for type in repeat (each Output).self { outputs.append(type.dbusType) }
+      precondition(
+        inputs.count == inputNames.count && outputs.count == outputNames.count,
+        "\(name): one name per argument and per result")
+      self.interface = interface
+      description = MethodDescription(
+        name, inputs: zip(inputNames, inputs).map { ArgumentDescription($0, $1) },
+        outputs: zip(outputNames, outputs).map { ArgumentDescription($0, $1) })
+    }
+
+    /// A call's body.
+    public func arguments(_ values: repeat each Input) -> [DBusValue] {
+      var body: [DBusValue] = []
+      for value in repeat each values { body.append(value.dbusValue) }
+      return body
+    }
+
+    /// A call's arguments, typed (the server has checked the signature).
+    public func decodeArguments(_ body: [DBusValue]) throws(DBusError) -> (repeat each Input) {
+      var reader = BodyReader(body: body, member: name)
+      return (repeat try reader.next((each Input).self))
+    }
+
+    /// A reply's body.
+    public func results(_ values: repeat each Output) -> [DBusValue] {
+      var body: [DBusValue] = []
+      for value in repeat each values { body.append(value.dbusValue) }
+      return body
+    }
+
+    /// A reply's results, typed; a reply of another shape is `Failed`.
+    public func decodeResults(_ body: [DBusValue]) throws(DBusError) -> (repeat each Output) {
+      var reader = BodyReader(body: body, member: name)
+      return (repeat try reader.next((each Output).self))
+    }
+  }
+}
+
+/// Values read off a body one after another.
+private struct BodyReader {
+  let body: [DBusValue]
+  let member: MemberName
+  var index = 0
+
+  mutating func next<T: DBusRepresentable>(_ type: T.Type) throws(DBusError) -> T {
+    guard index < body.count else {
+      throw DBusError(.invalidArgs, "\(member) has no value \(index)")
+    }
+    defer { index += 1 }
+    return try T(dbusValue: body[index])
+  }
+}
+
+/// The methods of one interface and the typed handlers that answer them, for an interface's
+/// `call`: `try await Self.methods.dispatch(self, request)`.
+public struct MethodTable<Target: Sendable>: Sendable {
+  public typealias Handler = @Sendable (Target, MethodRequest) async throws -> [DBusValue]
+  private var handlers: [MemberName: Handler] = [:]
+  /// The methods' descriptions, in the order they were added (the introspection's order).
+  public private(set) var descriptions: [MethodDescription] = []
+
+  /// A table built by `build`.
+  public init(_ build: (inout MethodTable) -> Void) {
+    build(&self)
+  }
+
+  /// Answers `method` with `handler`: an unapplied method of `Target` taking the request
+  /// and the typed arguments, returning the typed results.
+  public mutating func on<each Input: DBusRepresentable, each Output: DBusRepresentable>(
+    _ method: Takes<repeat each Input>.Returns<repeat each Output>,
+    _ handler:
+      @escaping @Sendable (Target) -> (MethodRequest, repeat each Input) async throws ->
+      (repeat each Output)
+  ) {
+    descriptions.append(method.description)
+    handlers[method.name] = { target, request in
+      let arguments = try method.decodeArguments(request.arguments)
+      let results = try await handler(target)(request, repeat each arguments)
+      return method.results(repeat each results)
+    }
+  }
+
+  /// Runs the handler of the request's method.
+  public func dispatch(_ target: Target, _ request: MethodRequest) async throws -> [DBusValue] {
+    guard let handler = handlers[request.member] else {
+      throw DBusError(
+        .unknownMethod, "No such method \(DBusError.curlyQuoted(request.member.rawValue))")
+    }
+    return try await handler(target, request)
+  }
+}
+
+// (`< >` with its space: `<>` does not parse, and swift-format would write it.)
+// swift-format-ignore
+/// A method taking no arguments: `NoArguments.Returns<ObjectPath>(…)`.
+public typealias NoArguments = Takes< >
+
+extension Takes {
+  // swift-format-ignore
+  /// A method returning nothing: `Takes<String>.ReturnsNothing(…)`.
+  public typealias ReturnsNothing = Returns< >
+}

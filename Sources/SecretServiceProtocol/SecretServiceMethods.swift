@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+//
+// The Secret Service's methods, declared once with their Swift types (see `Takes`): the daemon
+// dispatches to typed handlers and describes itself from these, and clients call through them.
+// Argument names are the specification's as gnome-keyring introspects them (dbus/
+// org.freedesktop.Secret.xml is checked against the daemon's introspection).
+
+import KeychainDBus
+
+extension SecretService {
+  /// `org.freedesktop.Secret.Service`, with gnome-keyring's LockService and ChangeLock.
+  public enum ServiceMethods {
+    public static let openSession = Takes<String, DBusValue>.Returns<DBusValue, ObjectPath>(
+      serviceInterface, "OpenSession", ["algorithm", "input"], ["output", "result"])
+    public static let createCollection = Takes<[String: DBusValue], String>
+      .Returns<ObjectPath, ObjectPath>(
+        serviceInterface, "CreateCollection", ["properties", "alias"], ["collection", "prompt"])
+    public static let searchItems = Takes<[String: String]>.Returns<[ObjectPath], [ObjectPath]>(
+      serviceInterface, "SearchItems", ["attributes"], ["unlocked", "locked"])
+    public static let unlock = Takes<[ObjectPath]>.Returns<[ObjectPath], ObjectPath>(
+      serviceInterface, "Unlock", ["objects"], ["unlocked", "prompt"])
+    public static let lock = Takes<[ObjectPath]>.Returns<[ObjectPath], ObjectPath>(
+      serviceInterface, "Lock", ["objects"], ["locked", "Prompt"])
+    public static let getSecrets = Takes<[ObjectPath], ObjectPath>.Returns<[ObjectPath: Secret]>(
+      serviceInterface, "GetSecrets", ["items", "session"], ["secrets"])
+    public static let readAlias = Takes<String>.Returns<ObjectPath>(
+      serviceInterface, "ReadAlias", ["name"], ["collection"])
+    public static let setAlias = Takes<String, ObjectPath>.ReturnsNothing(
+      serviceInterface, "SetAlias", ["name", "collection"])
+    /// gnome-keyring's: desktops' "lock keyring" buttons call it.
+    public static let lockService = NoArguments.ReturnsNothing(serviceInterface, "LockService")
+    /// gnome-keyring's: change a collection's password through a prompt.
+    public static let changeLock = Takes<ObjectPath>.Returns<ObjectPath>(
+      serviceInterface, "ChangeLock", ["collection"], ["prompt"])
+  }
+
+  /// `org.freedesktop.Secret.Collection`.
+  public enum CollectionMethods {
+    public static let delete = NoArguments.Returns<ObjectPath>(
+      collectionInterface, "Delete", [], ["prompt"])
+    public static let searchItems = Takes<[String: String]>.Returns<[ObjectPath]>(
+      collectionInterface, "SearchItems", ["attributes"], ["results"])
+    public static let createItem = Takes<[String: DBusValue], Secret, Bool>
+      .Returns<ObjectPath, ObjectPath>(
+        collectionInterface, "CreateItem", ["properties", "secret", "replace"],
+        ["item", "prompt"])
+  }
+
+  /// `org.freedesktop.Secret.Item`.
+  public enum ItemMethods {
+    public static let delete = NoArguments.Returns<ObjectPath>(
+      itemInterface, "Delete", [], ["Prompt"])
+    public static let getSecret = Takes<ObjectPath>.Returns<Secret>(
+      itemInterface, "GetSecret", ["session"], ["secret"])
+    public static let setSecret = Takes<Secret>.ReturnsNothing(
+      itemInterface, "SetSecret", ["secret"])
+  }
+}
