@@ -33,24 +33,20 @@ extension SecretServiceClient {
   /// those unlocked.
   public func unlock(_ paths: [ObjectPath]) async throws -> [ObjectPath] {
     guard !paths.isEmpty else { return [] }
-    return try await lockOrUnlock("Unlock", paths)
+    return try await lockOrUnlock(SecretService.ServiceMethods.unlock, paths)
   }
 
   /// Locks `paths` (items or collections); returns those locked.
   public func lock(_ paths: [ObjectPath]) async throws -> [ObjectPath] {
-    try await lockOrUnlock("Lock", paths)
+    try await lockOrUnlock(SecretService.ServiceMethods.lock, paths)
   }
 
   /// Lock or Unlock: the objects done at once, plus those its prompt (if any) did.
-  private func lockOrUnlock(_ member: MemberName, _ paths: [ObjectPath]) async throws
-    -> [ObjectPath]
-  {
-    let reply = try await call(
-      Self.service, SecretService.serviceInterface, member, [paths.dbusValue])
-    guard reply.count == 2, let prompt = reply[1].objectPath else {
-      throw DBusError(.failed, "\(member) answered oddly")
-    }
-    var done = try [ObjectPath](dbusValue: reply[0])
+  private func lockOrUnlock(
+    _ method: Takes<[ObjectPath]>.Returns<[ObjectPath], ObjectPath>, _ paths: [ObjectPath]
+  ) async throws -> [ObjectPath] {
+    let (first, prompt) = try await call(Self.service, method, paths)
+    var done = first
     if let more = try await complete(prompt) { done += try [ObjectPath](dbusValue: more) }
     return done
   }
@@ -66,15 +62,12 @@ extension SecretServiceClient {
       "org.freedesktop.Secret.Item.Label": .string(label),
       "org.freedesktop.Secret.Item.Attributes": attributes.dbusValue,
     ]
-    let body = [
-      properties.dbusValue, try wrap(secret, contentType: contentType), .boolean(replace),
-    ]
+    let value = try secretValue(secret, contentType: contentType)
     var target = collection
     for attempt in 0..<3 {
       do {
-        let reply = try await call(target, SecretService.collectionInterface, "CreateItem", body)
-        guard reply.count == 2, let item = reply[0].objectPath, let prompt = reply[1].objectPath
-        else { throw DBusError(.failed, "CreateItem answered oddly") }
+        let (item, prompt) = try await call(
+          target, SecretService.CollectionMethods.createItem, properties, value, replace)
         if item.rawValue != "/" { return item }
         guard let created = try await complete(prompt)?.objectPath else {
           throw DBusError(.failed, "CreateItem's prompt returned no item")
@@ -104,8 +97,9 @@ extension SecretServiceClient {
   )
     async throws
   {
-    _ = try await call(
-      item, SecretService.itemInterface, "SetSecret", [try wrap(secret, contentType: contentType)])
+    try await call(
+      item, SecretService.ItemMethods.setSecret,
+      try secretValue(secret, contentType: contentType))
   }
 
   /// Sets one property of an item (`Label`, `Attributes`).
@@ -117,7 +111,7 @@ extension SecretServiceClient {
 
   /// Deletes an item (running the provider's prompt if it asks for one).
   public func delete(_ item: ObjectPath) async throws {
-    let reply = try await call(item, SecretService.itemInterface, "Delete")
-    if let prompt = reply.first?.objectPath { _ = try await complete(prompt) }
+    let prompt = try await call(item, SecretService.ItemMethods.delete)
+    _ = try await complete(prompt)
   }
 }

@@ -42,10 +42,8 @@ extension SecretServiceClient {
 
   /// The collection an alias (`default`) names, or nil.
   public func readAlias(_ name: String) async throws -> ObjectPath? {
-    let reply = try await call(
-      Self.service, SecretService.serviceInterface, "ReadAlias", [.string(name)])
-    guard let path = reply.first?.objectPath, path.rawValue != "/" else { return nil }
-    return path
+    let path = try await call(Self.service, SecretService.ServiceMethods.readAlias, name)
+    return path.rawValue == "/" ? nil : path
   }
 
   /// The unique name and process id of the provider.
@@ -59,15 +57,9 @@ extension SecretServiceClient {
 extension SecretServiceClient {
   /// CreateCollection with `label` (and `alias`, if given), through the provider's prompt.
   public func createCollection(label: String, alias: String = "") async throws -> ObjectPath {
-    let reply = try await call(
-      Self.service, SecretService.serviceInterface, "CreateCollection",
-      [
-        ["org.freedesktop.Secret.Collection.Label": DBusValue.string(label)].dbusValue,
-        .string(alias),
-      ])
-    guard reply.count == 2, let collection = reply[0].objectPath,
-      let prompt = reply[1].objectPath
-    else { throw DBusError(.failed, "CreateCollection answered oddly") }
+    let (collection, prompt) = try await call(
+      Self.service, SecretService.ServiceMethods.createCollection,
+      ["org.freedesktop.Secret.Collection.Label": DBusValue.string(label)], alias)
     if collection.rawValue != "/" { return collection }
     guard let created = try await complete(prompt)?.objectPath else {
       throw DBusError(.failed, "CreateCollection's prompt returned no collection")
@@ -77,15 +69,13 @@ extension SecretServiceClient {
 
   /// Deletes a collection and its items (through the provider's prompt, if it asks).
   public func deleteCollection(_ collection: ObjectPath) async throws {
-    let reply = try await call(collection, SecretService.collectionInterface, "Delete")
-    if let prompt = reply.first?.objectPath { _ = try await complete(prompt) }
+    let prompt = try await call(collection, SecretService.CollectionMethods.delete)
+    _ = try await complete(prompt)
   }
 
   /// Points alias `name` (`default`) at `collection`.
   public func setAlias(_ name: String, to collection: ObjectPath) async throws {
-    _ = try await call(
-      Self.service, SecretService.serviceInterface, "SetAlias",
-      [.string(name), .objectPath(collection)])
+    try await call(Self.service, SecretService.ServiceMethods.setAlias, name, collection)
   }
 
   /// Changes a collection's password through the provider's prompt (gnome-keyring's

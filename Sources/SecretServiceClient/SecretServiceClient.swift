@@ -36,17 +36,17 @@ public struct SecretServiceClient: Sendable {
       }
     for algorithm in [SessionAlgorithm.dhIETF1024, .plain] {
       let negotiation = try SessionNegotiation.Client(algorithm)
+      let opened: (DBusValue, ObjectPath)
       do {
-        let reply = try await connection.callSecretService(
-          service, SecretService.serviceInterface, "OpenSession",
-          [.string(algorithm.rawValue), .variant(negotiation.input)])
-        guard reply.count == 2, case .variant(let output) = reply[0], let path = reply[1].objectPath
-        else { throw DBusError(.failed, "OpenSession answered \(reply.count) values") }
-        return SecretServiceClient(
-          connection: connection, session: path, cipher: try negotiation.finish(output: output))
-      } catch let error as DBusError where error.name == .notSupported && algorithm != .plain {
-        continue
+        opened = try await connection.callSecretService(
+          service, SecretService.ServiceMethods.openSession, algorithm.rawValue, negotiation.input)
+      } catch {
+        if error.name == .notSupported && algorithm != .plain { continue }
+        throw error
       }
+      return SecretServiceClient(
+        connection: connection, session: opened.1,
+        cipher: try negotiation.finish(output: opened.0))
     }
     throw DBusError(.notSupported, "the provider offers no session algorithm we know")
   }
@@ -57,14 +57,19 @@ public struct SecretServiceClient: Sendable {
     try await connection.callSecretService(path, interface, member, body)
   }
 
+  /// Calls a declared method (`SecretService.ServiceMethods` and the others) on `path`.
+  func call<each Input: DBusRepresentable, each Output: DBusRepresentable>(
+    _ path: ObjectPath, _ method: Takes<repeat each Input>.Returns<repeat each Output>,
+    _ arguments: repeat each Input
+  ) async throws -> (repeat each Output) {
+    try await connection.callSecretService(path, method, repeat each arguments)
+  }
+
   /// SearchItems: items having every attribute pair, unlocked and locked.
   public func search(_ attributes: [String: String]) async throws -> (
     unlocked: [ObjectPath], locked: [ObjectPath]
   ) {
-    let reply = try await call(
-      Self.service, SecretService.serviceInterface, "SearchItems", [attributes.dbusValue])
-    guard reply.count == 2 else { throw DBusError(.failed, "SearchItems answered oddly") }
-    return (try [ObjectPath](dbusValue: reply[0]), try [ObjectPath](dbusValue: reply[1]))
+    try await call(Self.service, SecretService.ServiceMethods.searchItems, attributes)
   }
 
   /// Every property of `interface` on `path`, in one GetAll, the values out of their variants.
@@ -114,17 +119,19 @@ public struct SecretServiceClient: Sendable {
   public func secretAndContentType(of path: ObjectPath) async throws
     -> (secret: SecureBytes, contentType: String)
   {
-    let reply = try await call(
-      path, SecretService.itemInterface, "GetSecret", [.objectPath(session)])
-    let secret = try Secret(dbusValue: reply.first ?? .string(""))
+    let secret = try await call(path, SecretService.ItemMethods.getSecret, session)
     return (
       try cipher.decrypt(parameters: secret.parameters, value: secret.value), secret.contentType
     )
   }
 
   func wrap(_ secret: SecureBytes, contentType: String) throws -> DBusValue {
+    try secretValue(secret, contentType: contentType).dbusValue
+  }
+
+  /// `secret` encrypted for this session.
+  func secretValue(_ secret: SecureBytes, contentType: String) throws -> Secret {
     let (parameters, value) = try cipher.encrypt(secret)
     return Secret(session: session, parameters: parameters, value: value, contentType: contentType)
-      .dbusValue
   }
 }

@@ -16,4 +16,17 @@ extension Connection {
       timeout: timeout
     ).body
   }
+
+  /// Calls a declared Secret Service method (see `SecretServiceMethods`) on the object at
+  /// `path`; the results come back typed, and a reply of another shape is an error.
+  public nonisolated func callSecretService<
+    each Input: DBusRepresentable, each Output: DBusRepresentable
+  >(
+    _ path: ObjectPath, _ method: Takes<repeat each Input>.Returns<repeat each Output>,
+    _ arguments: repeat each Input
+  ) async throws(DBusError) -> (repeat each Output) {
+    let reply = try await callSecretService(
+      path, method.interface, method.name, method.arguments(repeat each arguments))
+    return try method.decodeResults(reply)
+  }
 }

@@ -123,8 +123,15 @@ struct ControlSocketTests {
     for _ in 0..<500 where !FileManager.default.fileExists(atPath: path) {
       try await Task.sleep(for: .milliseconds(20))  // a bound, not a speed check
     }
-    let unlocked = try ControlClient.send(
-      ControlPacket.request(.unlock, [Array("login pw".utf8)]), to: path)
+    // The socket's file appears when it is bound, a moment before it listens: until then the
+    // first packet is refused (ECONNREFUSED), and sent again.
+    let packet = ControlPacket.request(.unlock, [Array("login pw".utf8)])
+    var reply = try? ControlClient.send(packet, to: path)
+    for _ in 0..<100 where reply == nil {
+      try await Task.sleep(for: .milliseconds(20))  // a bound, not a speed check
+      reply = try? ControlClient.send(packet, to: path)
+    }
+    let unlocked = try reply ?? ControlClient.send(packet, to: path)
     #expect(unlocked.result == .ok)
     let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
     #expect(text.contains("listening at \(path) (from systemd)"), "\(text)")
