@@ -196,3 +196,18 @@ extension Dictionary: DBusRepresentable where Key: DBusRepresentable, Value: DBu
     self = out
   }
 }
+
+/// A file descriptor passed in a message (`h`), for typed method declarations: a class (the
+/// descriptor is closed with it) cannot take part in `DBusRepresentable` itself.
+public struct PassedDescriptor: DBusRepresentable, Sendable {
+  public let descriptor: UnixFileDescriptor
+  public init(_ descriptor: UnixFileDescriptor) { self.descriptor = descriptor }
+  public static var dbusType: DBusType { .unixFD }
+  public var dbusValue: DBusValue { .unixFD(descriptor) }
+  public init(dbusValue: DBusValue) throws(DBusError) {
+    guard case .unixFD(let descriptor) = dbusValue else {
+      throw .typeMismatch(expected: .unixFD, got: dbusValue)
+    }
+    self.descriptor = descriptor
+  }
+}

@@ -56,3 +56,64 @@ extension SecretService {
       itemInterface, "SetSecret", ["secret"])
   }
 }
+
+extension SecretService {
+  /// `org.freedesktop.Secret.Session`.
+  public enum SessionMethods {
+    public static let close = NoArguments.ReturnsNothing(sessionInterface, "Close")
+  }
+
+  /// `org.freedesktop.Secret.Prompt`.
+  public enum PromptMethods {
+    public static let prompt = Takes<String>.ReturnsNothing(
+      promptInterface, "Prompt", ["window-id"])
+    public static let dismiss = NoArguments.ReturnsNothing(promptInterface, "Dismiss")
+  }
+
+  /// gnome-keyring's extension: collections made, opened and re-keyed with a password the
+  /// caller sends through its session, and Seahorse's "change password".
+  public enum GnomeKeyringMethods {
+    public static let changeWithMasterPassword = Takes<ObjectPath, Secret, Secret>
+      .ReturnsNothing(
+        gnomeInternalInterface, "ChangeWithMasterPassword", ["collection", "original", "master"])
+    public static let changeWithPrompt = Takes<ObjectPath>.Returns<ObjectPath>(
+      gnomeInternalInterface, "ChangeWithPrompt", ["collection"], ["prompt"])
+    public static let createWithMasterPassword = Takes<[String: DBusValue], Secret>
+      .Returns<ObjectPath>(
+        gnomeInternalInterface, "CreateWithMasterPassword", ["attributes", "password"],
+        ["collection"])
+    public static let unlockWithMasterPassword = Takes<ObjectPath, Secret>.ReturnsNothing(
+      gnomeInternalInterface, "UnlockWithMasterPassword", ["collection", "master"])
+  }
+
+  /// keychaind's `org.keychain_linux.Import`.
+  public enum ImportMethods {
+    public static let importGnomeKeyring = Takes<String, [Secret], Bool>
+      .Returns<[[String: DBusValue]]>(
+        importInterface, "ImportGnomeKeyring", ["directory", "passwords", "dry_run"], ["files"])
+    public static let importBackup = Takes<String, Secret, Bool>.Returns<[[String: DBusValue]]>(
+      importInterface, "ImportBackup", ["file", "passphrase", "dry_run"], ["collections"])
+  }
+
+  /// keychaind's `org.keychain_linux.Locking`.
+  public enum LockingMethods {
+    public static let getLockPolicy = Takes<ObjectPath>
+      .Returns<[String: DBusValue], [String: DBusValue]>(
+        lockingInterface, "GetLockPolicy", ["collection"], ["own", "effective"])
+    public static let setLockPolicy = Takes<ObjectPath, [String: DBusValue], [String]>
+      .Returns<[String: DBusValue]>(
+        lockingInterface, "SetLockPolicy", ["collection", "set", "reset"], ["own"])
+    public static let lastLoginUnlock = NoArguments.Returns<String, Int64, String>(
+      lockingInterface, "LastLoginUnlock", [], ["route", "time", "boot_id"])
+  }
+
+  /// The Secret portal's backend, `org.freedesktop.impl.portal.Secret`, which
+  /// xdg-desktop-portal calls.
+  public enum PortalMethods {
+    public static let interface: InterfaceName = "org.freedesktop.impl.portal.Secret"
+    public static let retrieveSecret = Takes<
+      ObjectPath, String, PassedDescriptor, [String: DBusValue]
+    >.Returns<UInt32, [String: DBusValue]>(
+      interface, "RetrieveSecret", ["handle", "app_id", "fd", "options"], ["response", "results"])
+  }
+}

@@ -16,24 +16,13 @@ import SecretServiceProtocol
 struct ImportInterface: DBusInterface {
   let state: ServiceState
 
+  static let methods = MethodTable<ImportInterface> { table in
+    table.on(SecretService.ImportMethods.importGnomeKeyring, importGnomeKeyring)
+    table.on(SecretService.ImportMethods.importBackup, importBackup)
+  }
+
   static let description = InterfaceDescription(
-    SecretService.importInterface,
-    methods: [
-      MethodDescription(
-        "ImportGnomeKeyring",
-        inputs: [
-          .init("directory", .string), .init("passwords", .array(Secret.dbusType)),
-          .init("dry_run", .boolean),
-        ],
-        outputs: [.init("files", .array(.dictionary(key: .string, value: .variant)))]),
-      MethodDescription(
-        "ImportBackup",
-        inputs: [
-          .init("file", .string), .init("passphrase", Secret.dbusType),
-          .init("dry_run", .boolean),
-        ],
-        outputs: [.init("collections", .array(.dictionary(key: .string, value: .variant)))]),
-    ],
+    SecretService.importInterface, methods: methods.descriptions,
     signals: [
       // While ImportGnomeKeyring runs: the file being read and how far into its items.
       SignalDescription(
@@ -46,10 +35,12 @@ struct ImportInterface: DBusInterface {
   var interfaceDescription: InterfaceDescription { Self.description }
 
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    if request.member == "ImportBackup" { return try await importBackup(request) }
-    let path: String = try request.argument(0)
-    let secrets: [Secret] = try request.argument(1)
-    let dryRun: Bool = try request.argument(2)
+    try await Self.methods.dispatch(self, request)
+  }
+
+  func importGnomeKeyring(
+    _ request: MethodRequest, directory path: String, passwords secrets: [Secret], dryRun: Bool
+  ) async throws -> [[String: DBusValue]] {
     guard path.isEmpty || path.hasPrefix("/") else {
       throw DBusError(.invalidArgs, "the directory must be an absolute path")
     }
@@ -79,15 +70,14 @@ struct ImportInterface: DBusInterface {
     if !dryRun {
       await ChangeSignals(request, state: state).announce(ImportReport.log(outcomes, logger))
     }
-    return [.array(.dictionary(key: .string, value: .variant), outcomes.map(ImportReport.fields))]
+    return outcomes.map(ImportReport.fields)
   }
 
   /// A backup made by `keychainctl export`, restored with the same merge rules.
-  private func importBackup(_ request: MethodRequest) async throws -> [DBusValue] {
-    let file: String = try request.argument(0)
-    let passphrase = try state.sessions.password(
-      in: try request.argument(1, as: Secret.self), caller: request.caller)
-    let dryRun: Bool = try request.argument(2)
+  func importBackup(_ request: MethodRequest, file: String, passphrase secret: Secret, dryRun: Bool)
+    async throws -> [[String: DBusValue]]
+  {
+    let passphrase = try state.sessions.password(in: secret, caller: request.caller)
     guard file.hasPrefix("/") else {
       throw DBusError(.invalidArgs, "the backup file must be an absolute path")
     }
@@ -98,7 +88,7 @@ struct ImportInterface: DBusInterface {
     if !dryRun {
       await ChangeSignals(request, state: state).announce(ImportReport.log(outcomes, logger))
     }
-    return [.array(.dictionary(key: .string, value: .variant), outcomes.map(ImportReport.fields))]
+    return outcomes.map(ImportReport.fields)
   }
 
 }
@@ -149,7 +139,7 @@ public enum ImportReport {
   }
 
   /// One file's outcome as a D-Bus dictionary (`keychainctl import` prints it).
-  static func fields(_ outcome: ImportOutcome) -> DBusValue {
+  static func fields(_ outcome: ImportOutcome) -> [String: DBusValue] {
     var fields: [String: DBusValue] = [
       "file": .string(outcome.file), "collection": .string(outcome.collection),
       "status": .string(outcome.status.rawValue),
@@ -162,6 +152,6 @@ public enum ImportReport {
       ("portal_keys", outcome.portalKeys),
     ]
     for (name, count) in counts { fields[name] = .uint32(UInt32(clamping: count)) }
-    return fields.dbusValue
+    return fields
   }
 }

@@ -14,62 +14,53 @@ struct LockingInterface: DBusInterface {
   let state: ServiceState
   var store: KeychainStore { state.store }
 
+  typealias Methods = SecretService.LockingMethods
+
+  static let methods = MethodTable<LockingInterface> { table in
+    table.on(Methods.getLockPolicy, getLockPolicy)
+    table.on(Methods.setLockPolicy, setLockPolicy)
+    table.on(Methods.lastLoginUnlock, lastLoginUnlock)
+  }
+
   static let description = InterfaceDescription(
-    SecretService.lockingInterface,
-    methods: [
-      // The settings the collection sets itself, and all of them as they apply.
-      MethodDescription(
-        "GetLockPolicy", inputs: [.init("collection", .objectPath)],
-        outputs: [
-          .init("own", .dictionary(key: .string, value: .variant)),
-          .init("effective", .dictionary(key: .string, value: .variant)),
-        ]),
-      // Sets the settings in `set`, returns those named in `reset` to the defaults.
-      MethodDescription(
-        "SetLockPolicy",
-        inputs: [
-          .init("collection", .objectPath),
-          .init("set", .dictionary(key: .string, value: .variant)),
-          .init("reset", .array(.string)),
-        ],
-        outputs: [.init("own", .dictionary(key: .string, value: .variant))]),
-      // Route ("" if none was recorded), Unix time, and the boot id at that time.
-      MethodDescription(
-        "LastLoginUnlock",
-        outputs: [.init("route", .string), .init("time", .int64), .init("boot_id", .string)]),
-    ])
+    SecretService.lockingInterface, methods: methods.descriptions)
   var interfaceDescription: InterfaceDescription { Self.description }
 
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    let store = store
-    if request.member == "LastLoginUnlock" {
-      guard let record = try store.lastLoginUnlock() else {
-        return [.string(""), .int64(0), .string("")]
-      }
-      return [
-        .string(record.route), .int64(Int64(record.time.timeIntervalSince1970)),
-        .string(record.bootID),
-      ]
-    }
-    let collection = try Resolver.namedCollection(try request.argument(0), in: store)
+    try await Self.methods.dispatch(self, request)
+  }
+
+  /// Route ("" if none was recorded), Unix time, and the boot id at that time.
+  func lastLoginUnlock(_ request: MethodRequest) async throws -> (String, Int64, String) {
+    guard let record = try store.lastLoginUnlock() else { return ("", 0, "") }
+    return (record.route, Int64(record.time.timeIntervalSince1970), record.bootID)
+  }
+
+  /// The settings the collection sets itself, and all of them as they apply.
+  func getLockPolicy(_ request: MethodRequest, collection path: ObjectPath) async throws
+    -> ([String: DBusValue], [String: DBusValue])
+  {
+    let own = try store.lockPolicy(of: try Resolver.namedCollection(path, in: store))
+    return (Self.values(own), Self.values(own.over(state.lockDefaults)))
+  }
+
+  /// Sets the settings in `changes`, returns those named in `reset` to the defaults.
+  func setLockPolicy(
+    _ request: MethodRequest, collection path: ObjectPath, set changes: [String: DBusValue],
+    reset: [String]
+  ) async throws -> [String: DBusValue] {
+    let (store, collection) = (store, try Resolver.namedCollection(path, in: store))
     var own = try store.lockPolicy(of: collection)
-    if request.member == "SetLockPolicy" {
-      let changes: [String: DBusValue] = try request.argument(1)
-      let reset: [String] = try request.argument(2)
-      var settings = own.settings
-      for name in reset {
-        guard LockPolicy.settingNames.contains(name) else { throw Self.unknown(name) }
-        settings[name] = nil
-      }
-      for (name, value) in changes { settings[name] = try Self.setting(name, value) }
-      own.settings = settings
-      try await Blocking.run { [own] in
-        try store.setLockPolicy(own, of: collection)
-      }
-      state.logger.info("lock policy of \(collection): \(Self.describe(own))")
-      return [Self.values(own)]
+    var settings = own.settings
+    for name in reset {
+      guard LockPolicy.settingNames.contains(name) else { throw Self.unknown(name) }
+      settings[name] = nil
     }
-    return [Self.values(own), Self.values(own.over(state.lockDefaults))]
+    for (name, value) in changes { settings[name] = try Self.setting(name, value) }
+    own.settings = settings
+    try await Blocking.run { [own] in try store.setLockPolicy(own, of: collection) }
+    state.logger.info("lock policy of \(collection): \(Self.describe(own))")
+    return Self.values(own)
   }
 
   private static func unknown(_ name: String) -> DBusError {
@@ -95,14 +86,14 @@ struct LockingInterface: DBusInterface {
     }
   }
 
-  private static func values(_ policy: LockPolicy) -> DBusValue {
+  private static func values(_ policy: LockPolicy) -> [String: DBusValue] {
     var values: [String: DBusValue] = [:]
     for (name, value) in policy.settings {
       values[name] =
         LockPolicy.switchNames.contains(name)
         ? .boolean(value != 0) : .uint32(UInt32(clamping: value))
     }
-    return values.dbusValue
+    return values
   }
 
   static func describe(_ policy: LockPolicy) -> String {

@@ -36,20 +36,12 @@ struct PortalInterface: DBusInterface {
     case failed = 2
   }
 
+  static let methods = MethodTable<PortalInterface> { table in
+    table.on(SecretService.PortalMethods.retrieveSecret, retrieveSecret)
+  }
+
   static let description = InterfaceDescription(
-    "org.freedesktop.impl.portal.Secret",
-    methods: [
-      MethodDescription(
-        "RetrieveSecret",
-        inputs: [
-          .init("handle", .objectPath), .init("app_id", .string), .init("fd", .unixFD),
-          .init("options", .dictionary(key: .string, value: .variant)),
-        ],
-        outputs: [
-          .init("response", .uint32),
-          .init("results", .dictionary(key: .string, value: .variant)),
-        ])
-    ],
+    SecretService.PortalMethods.interface, methods: methods.descriptions,
     properties: [PropertyDescription("version", .uint32)])
   var interfaceDescription: InterfaceDescription { Self.description }
 
@@ -59,23 +51,24 @@ struct PortalInterface: DBusInterface {
   }
 
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    let appID: String = try request.argument(1)
-    guard request.arguments.count > 2, case .unixFD(let fd) = request.arguments[2] else {
-      throw DBusError(.invalidArgs, "RetrieveSecret needs a file descriptor")
-    }
+    try await Self.methods.dispatch(self, request)
+  }
+
+  /// The app's key, written to `fd`; `handle` and `options` are not used (keychaind shows no
+  /// dialog of its own that a handle could close).
+  func retrieveSecret(
+    _ request: MethodRequest, handle: ObjectPath, appID: String, fd: PassedDescriptor,
+    options: [String: DBusValue]
+  ) async throws -> (UInt32, [String: DBusValue]) {
     // Only the portal: anyone else could name any app and take its key.
     let portal = try? await request.connection.nameOwner(Self.portalName)
     guard let portal, portal == request.caller else {
       throw DBusError(
         .accessDenied, "only xdg-desktop-portal (the owner of \(Self.portalName)) may ask")
     }
-    guard Self.isValid(appID) else { return Self.reply(.failed) }
-    let response = await retrieve(appID, into: fd, request)
-    return Self.reply(response)
-  }
-
-  static func reply(_ response: Response) -> [DBusValue] {
-    [.uint32(response.rawValue), [String: DBusValue]().dbusValue]
+    guard Self.isValid(appID) else { return (Response.failed.rawValue, [:]) }
+    let response = await retrieve(appID, into: fd.descriptor, request)
+    return (response.rawValue, [:])
   }
 
   /// A Flatpak application id: reverse-DNS, at least two elements of letters, digits, `_` and

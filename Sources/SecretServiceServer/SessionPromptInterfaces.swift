@@ -8,14 +8,21 @@ struct SessionInterface: DBusInterface {
   let state: ServiceState
   let id: String
 
+  static let methods = MethodTable<SessionInterface> { table in
+    table.on(SecretService.SessionMethods.close, close)
+  }
+
   // Built once: the object server asks for it on every call.
   static let description = InterfaceDescription(
-    SecretService.sessionInterface, methods: [MethodDescription("Close")])
+    SecretService.sessionInterface, methods: methods.descriptions)
   var interfaceDescription: InterfaceDescription { Self.description }
 
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
+    try await Self.methods.dispatch(self, request)
+  }
+
+  func close(_ request: MethodRequest) async throws {
     try state.sessions.close(id, caller: request.caller)
-    return []
   }
 }
 
@@ -26,31 +33,38 @@ struct PromptInterface: DBusInterface {
   let state: ServiceState
   let id: String
 
+  static let methods = MethodTable<PromptInterface> { table in
+    table.on(SecretService.PromptMethods.prompt, prompt)
+    table.on(SecretService.PromptMethods.dismiss, dismiss)
+  }
+
   // Built once: the object server asks for it on every call.
   static let description = InterfaceDescription(
-    SecretService.promptInterface,
-    methods: [
-      MethodDescription("Prompt", inputs: [.init("window-id", .string)]),
-      MethodDescription("Dismiss"),
-    ],
+    SecretService.promptInterface, methods: methods.descriptions,
     signals: [
       SignalDescription("Completed", [.init("dismissed", .boolean), .init("result", .variant)])
     ])
   var interfaceDescription: InterfaceDescription { Self.description }
 
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
+    try await Self.methods.dispatch(self, request)
+  }
+
+  func dismiss(_ request: MethodRequest) async throws {
+    let (path, connection) = (SecretPath.prompt(id).objectPath, request.connection)
+    let action = try await state.dismissPrompt(id, caller: request.caller)
+    request.afterReply {
+      try? await connection.emit(
+        SecretService.promptInterface, "Completed", from: path,
+        [.boolean(true), .variant(action.emptyResult)])
+    }
+  }
+
+  /// `windowID` is ignored: the dialog is pinentry's.
+  func prompt(_ request: MethodRequest, windowID: String) async throws {
     let path = SecretPath.prompt(id).objectPath
     let connection = request.connection
     let (state, id) = (state, id)
-    if request.member == "Dismiss" {
-      let action = try await state.dismissPrompt(id, caller: request.caller)
-      request.afterReply {
-        try? await connection.emit(
-          SecretService.promptInterface, "Completed", from: path,
-          [.boolean(true), .variant(action.emptyResult)])
-      }
-      return []
-    }
     let action = try await state.startPrompt(id, caller: request.caller)
     // Started after the reply: a client may subscribe to Completed only once Prompt returned.
     request.afterReply {
@@ -70,6 +84,5 @@ struct PromptInterface: DBusInterface {
       }
       await state.attach(task, to: id)
     }
-    return []
   }
 }
