@@ -49,11 +49,10 @@ struct CrashWriter: Sendable {
   }
 
   static func openSession(_ connection: Connection) async throws -> ObjectPath {
-    let reply = try await connection.callSecretService(
-      "/org/freedesktop/secrets", SecretService.serviceInterface, "OpenSession",
-      [.string("plain"), .variant(.string(""))])
-    guard let path = reply.last?.objectPath else { throw TestingError("OpenSession: \(reply)") }
-    return path
+    try await connection.callSecretService(
+      "/org/freedesktop/secrets", SecretService.ServiceMethods.openSession, "plain",
+      .string("")
+    ).1
   }
 
   /// Paths of the items whose last call was acknowledged (the cut-off call's item left out):
@@ -107,37 +106,33 @@ struct CrashWriter: Sendable {
         "org.freedesktop.Secret.Item.Label": .string("crash \(writer)/\(key)"),
         "org.freedesktop.Secret.Item.Attributes": attributes(key).dbusValue,
       ]
-      let reply = try await connection.callSecretService(
-        "/org/freedesktop/secrets/aliases/default", SecretService.collectionInterface,
-        "CreateItem", [properties.dbusValue, wrap(secret, session), .boolean(false)])
-      guard let path = reply.first?.objectPath else { throw TestingError("CreateItem: \(reply)") }
-      paths[key] = path
+      paths[key] =
+        try await connection.callSecretService(
+          "/org/freedesktop/secrets/aliases/default", SecretService.CollectionMethods.createItem,
+          properties, wrap(secret, session), false
+        ).0
     case .set(let key, let secret):
-      _ = try await connection.callSecretService(
-        paths[key]!, SecretService.itemInterface, "SetSecret",
-        [wrap(secret, session)])
+      try await connection.callSecretService(
+        paths[key]!, SecretService.ItemMethods.setSecret, wrap(secret, session))
     case .delete(let key):
-      _ = try await connection.callSecretService(paths[key]!, SecretService.itemInterface, "Delete")
+      _ = try await connection.callSecretService(paths[key]!, SecretService.ItemMethods.delete)
       paths[key] = nil
     case .read(let key):
       let found = try await connection.callSecretService(
-        "/org/freedesktop/secrets", SecretService.serviceInterface, "SearchItems",
-        [attributes(key).dbusValue])
-      guard try [ObjectPath](dbusValue: found[0]) == [paths[key]!] else {
+        "/org/freedesktop/secrets", SecretService.ServiceMethods.searchItems, attributes(key))
+      guard found.0 == [paths[key]!] else {
         throw TestingError("writer \(writer) key \(key): SearchItems found \(found)")
       }
-      let secret = try Secret(
-        dbusValue: try await connection.callSecretService(
-          paths[key]!, SecretService.itemInterface, "GetSecret",
-          [.objectPath(session)])[0])
+      let secret = try await connection.callSecretService(
+        paths[key]!, SecretService.ItemMethods.getSecret, session)
       guard secret.value == items[key] else {
         throw TestingError("writer \(writer) key \(key): read \(describe(secret.value))")
       }
     }
   }
 
-  private func wrap(_ secret: [UInt8], _ session: ObjectPath) -> DBusValue {
-    Secret(session: session, parameters: [], value: secret, contentType: "text/plain").dbusValue
+  private func wrap(_ secret: [UInt8], _ session: ObjectPath) -> Secret {
+    Secret(session: session, parameters: [], value: secret, contentType: "text/plain")
   }
 
   /// Reads back every item of this writer and compares; then takes what it found as the truth
@@ -145,11 +140,10 @@ struct CrashWriter: Sendable {
   mutating func verify(through connection: Connection, session: ObjectPath, cycle: Int)
     async throws
   {
-    let reply = try await connection.callSecretService(
-      "/org/freedesktop/secrets", SecretService.serviceInterface, "SearchItems",
-      [["crash-harness": run, "writer": String(writer)].dbusValue])
-    let unlocked = try [ObjectPath](dbusValue: reply[0])
-    guard try [ObjectPath](dbusValue: reply[1]).isEmpty else {
+    let (unlocked, locked) = try await connection.callSecretService(
+      "/org/freedesktop/secrets", SecretService.ServiceMethods.searchItems,
+      ["crash-harness": run, "writer": String(writer)])
+    guard locked.isEmpty else {
       throw TestingError("cycle \(cycle): locked items after the restart")
     }
     var found: [Int: [UInt8]] = [:]
@@ -161,9 +155,8 @@ struct CrashWriter: Sendable {
       guard case .variant(let value)? = attributes.first,
         let key = Int(try [String: String](dbusValue: value)["key"] ?? "")
       else { throw TestingError("cycle \(cycle): \(path) has no key attribute") }
-      let secret = try Secret(
-        dbusValue: try await connection.callSecretService(
-          path, SecretService.itemInterface, "GetSecret", [.objectPath(session)])[0])
+      let secret = try await connection.callSecretService(
+        path, SecretService.ItemMethods.getSecret, session)
       guard found.updateValue(secret.value, forKey: key) == nil else {
         throw TestingError("cycle \(cycle): writer \(writer) key \(key) stored twice")
       }

@@ -19,7 +19,7 @@ extension SecretServiceClient {
     let completed = try await connection.signals(
       matching: MatchRule(
         interface: SecretService.promptInterface, member: "Completed", path: prompt))
-    _ = try await call(prompt, SecretService.promptInterface, "Prompt", [.string("")])
+    try await call(prompt, SecretService.PromptMethods.prompt, "")
     for await signal in completed {
       guard signal.body.count == 2, case .boolean(let dismissed) = signal.body[0] else { continue }
       guard !dismissed else { throw PromptDismissed() }

@@ -81,12 +81,8 @@ extension SecretServiceClient {
   /// Changes a collection's password through the provider's prompt (gnome-keyring's
   /// ChangeWithPrompt, which keychaind also offers).
   public func changePassword(of collection: ObjectPath) async throws {
-    let reply = try await call(
-      Self.service, SecretService.gnomeInternalInterface, "ChangeWithPrompt",
-      [.objectPath(collection)])
-    guard let prompt = reply.first?.objectPath else {
-      throw DBusError(.failed, "ChangeWithPrompt answered oddly")
-    }
+    let prompt = try await call(
+      Self.service, SecretService.GnomeKeyringMethods.changeWithPrompt, collection)
     _ = try await complete(prompt)
   }
 }

@@ -33,14 +33,10 @@ extension SecretServiceClient {
   public func importGnomeKeyring(directory: String, passwords: [SecureBytes], dryRun: Bool)
     async throws -> [ImportedFile]
   {
-    let secrets = try passwords.map { try wrap($0, contentType: "text/plain") }
-    let reply = try await call(
-      Self.service, SecretService.importInterface, "ImportGnomeKeyring",
-      [.string(directory), .array(Secret.dbusType, secrets), .boolean(dryRun)])
-    guard let first = reply.first else {
-      throw DBusError(.failed, "ImportGnomeKeyring answered nothing")
-    }
-    return try [[String: DBusValue]](dbusValue: first).map { ImportedFile(fields: $0) }
+    let secrets = try passwords.map { try secretValue($0, contentType: "text/plain") }
+    return try await call(
+      Self.service, SecretService.ImportMethods.importGnomeKeyring, directory, secrets, dryRun
+    ).map { ImportedFile(fields: $0) }
   }
 
   /// Asks keychaind to restore the backup at `file` (an absolute path) made by
@@ -48,10 +44,9 @@ extension SecretServiceClient {
   public func importBackup(file: String, passphrase: SecureBytes, dryRun: Bool) async throws
     -> [ImportedFile]
   {
-    let reply = try await call(
-      Self.service, SecretService.importInterface, "ImportBackup",
-      [.string(file), try wrap(passphrase, contentType: "text/plain"), .boolean(dryRun)])
-    guard let first = reply.first else { throw DBusError(.failed, "ImportBackup answered nothing") }
-    return try [[String: DBusValue]](dbusValue: first).map { ImportedFile(fields: $0) }
+    return try await call(
+      Self.service, SecretService.ImportMethods.importBackup, file,
+      try secretValue(passphrase, contentType: "text/plain"), dryRun
+    ).map { ImportedFile(fields: $0) }
   }
 }

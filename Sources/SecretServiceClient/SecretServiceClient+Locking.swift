@@ -17,12 +17,9 @@ extension SecretServiceClient {
 
   /// The lock policy of the collection at `path`.
   public func lockPolicy(of path: ObjectPath) async throws -> LockSettings {
-    let reply = try await call(
-      Self.service, SecretService.lockingInterface, "GetLockPolicy", [.objectPath(path)])
-    guard reply.count == 2 else { throw DBusError(.failed, "GetLockPolicy answered \(reply)") }
-    return LockSettings(
-      own: try [String: DBusValue](dbusValue: reply[0]),
-      effective: try [String: DBusValue](dbusValue: reply[1]))
+    let (own, effective) = try await call(
+      Self.service, SecretService.LockingMethods.getLockPolicy, path)
+    return LockSettings(own: own, effective: effective)
   }
 
   /// Sets the settings in `set` on the collection at `path` and returns those in `reset` to
@@ -31,23 +28,14 @@ extension SecretServiceClient {
   public func setLockPolicy(of path: ObjectPath, set: [String: DBusValue], reset: [String])
     async throws -> [String: DBusValue]
   {
-    let reply = try await call(
-      Self.service, SecretService.lockingInterface, "SetLockPolicy",
-      [.objectPath(path), set.dbusValue, reset.dbusValue])
-    guard let first = reply.first else {
-      throw DBusError(.failed, "SetLockPolicy answered nothing")
-    }
-    return try [String: DBusValue](dbusValue: first)
+    try await call(Self.service, SecretService.LockingMethods.setLockPolicy, path, set, reset)
   }
 
   /// How the login collection was last unlocked: the route, when, and the boot id then; nil
   /// if keychaind has not recorded one.
   public func lastLoginUnlock() async throws -> (route: String, time: Date, bootID: String)? {
-    let reply = try await call(
-      Self.service, SecretService.lockingInterface, "LastLoginUnlock", [])
-    guard reply.count == 3, let route = reply[0].string, let bootID = reply[2].string,
-      case .int64(let seconds) = reply[1]
-    else { throw DBusError(.failed, "LastLoginUnlock answered \(reply)") }
+    let (route, seconds, bootID) = try await call(
+      Self.service, SecretService.LockingMethods.lastLoginUnlock)
     return route.isEmpty
       ? nil : (route, Date(timeIntervalSince1970: TimeInterval(seconds)), bootID)
   }

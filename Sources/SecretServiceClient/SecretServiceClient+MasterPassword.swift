@@ -19,10 +19,10 @@ extension SecretServiceClient {
     let properties: [String: DBusValue] = [
       "org.freedesktop.Secret.Collection.Label": .string(label)
     ]
-    let reply = try await call(
-      Self.service, SecretService.gnomeInternalInterface, "CreateWithMasterPassword",
-      [properties.dbusValue, try wrap(password, contentType: "text/plain")])
-    guard let collection = reply.first?.objectPath, collection.rawValue != "/" else {
+    let collection = try await call(
+      Self.service, SecretService.GnomeKeyringMethods.createWithMasterPassword, properties,
+      try secretValue(password, contentType: "text/plain"))
+    guard collection.rawValue != "/" else {
       throw DBusError(.failed, "CreateWithMasterPassword answered oddly")
     }
     if !alias.isEmpty { try await setAlias(alias, to: collection) }
@@ -32,20 +32,18 @@ extension SecretServiceClient {
   /// Unlocks `collection` with its password, with no prompt. A wrong password is an error
   /// whose name `meansWrongPassword`.
   public func unlock(_ collection: ObjectPath, password: SecureBytes) async throws {
-    _ = try await call(
-      Self.service, SecretService.gnomeInternalInterface, "UnlockWithMasterPassword",
-      [.objectPath(collection), try wrap(password, contentType: "text/plain")])
+    try await call(
+      Self.service, SecretService.GnomeKeyringMethods.unlockWithMasterPassword, collection,
+      try secretValue(password, contentType: "text/plain"))
   }
 
   /// Changes the password of `collection` from `old` to `new`, with no prompt.
   public func changePassword(of collection: ObjectPath, from old: SecureBytes, to new: SecureBytes)
     async throws
   {
-    _ = try await call(
-      Self.service, SecretService.gnomeInternalInterface, "ChangeWithMasterPassword",
-      [
-        .objectPath(collection), try wrap(old, contentType: "text/plain"),
-        try wrap(new, contentType: "text/plain"),
-      ])
+    try await call(
+      Self.service, SecretService.GnomeKeyringMethods.changeWithMasterPassword, collection,
+      try secretValue(old, contentType: "text/plain"),
+      try secretValue(new, contentType: "text/plain"))
   }
 }

@@ -125,10 +125,6 @@ public struct SecretServiceClient: Sendable {
     )
   }
 
-  func wrap(_ secret: SecureBytes, contentType: String) throws -> DBusValue {
-    try secretValue(secret, contentType: contentType).dbusValue
-  }
-
   /// `secret` encrypted for this session.
   func secretValue(_ secret: SecureBytes, contentType: String) throws -> Secret {
     let (parameters, value) = try cipher.encrypt(secret)

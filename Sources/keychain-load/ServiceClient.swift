@@ -32,16 +32,13 @@ struct ServiceClient {
 
   func openSession(_ algorithm: SessionAlgorithm) async throws -> Session {
     let client = try SessionNegotiation.Client(algorithm)
-    let reply = try await call(
-      Self.service, SecretService.serviceInterface, "OpenSession",
-      [.string(algorithm.rawValue), .variant(client.input)])
-    guard reply.count == 2, case .variant(let output) = reply[0], let path = reply[1].objectPath
-    else { throw WrongAnswer(description: "OpenSession answered \(reply)") }
+    let (output, path) = try await connection.callSecretService(
+      Self.service, SecretService.ServiceMethods.openSession, algorithm.rawValue, client.input)
     return Session(path: path, cipher: try client.finish(output: output))
   }
 
   func close(_ session: ObjectPath) async throws {
-    _ = try await call(session, SecretService.sessionInterface, "Close")
+    try await connection.callSecretService(session, SecretService.SessionMethods.close)
   }
 
   /// The run name of the items `keychain-load seed` stores.
@@ -69,12 +66,11 @@ struct ServiceClient {
     ]
     let secret = Secret(
       session: session.path, parameters: parameters, value: value, contentType: "text/plain")
-    let reply = try await call(
-      collection, SecretService.collectionInterface, "CreateItem",
-      [properties.dbusValue, secret.dbusValue, .boolean(replace)])
-    guard reply.count == 2, let item = reply[0].objectPath, item.rawValue.count > 1,
-      reply[1].objectPath?.rawValue == "/"
-    else { throw WrongAnswer(description: "CreateItem answered \(reply) (collection locked?)") }
+    let (item, prompt) = try await connection.callSecretService(
+      collection, SecretService.CollectionMethods.createItem, properties, secret, replace)
+    guard item.rawValue.count > 1, prompt.rawValue == "/" else {
+      throw WrongAnswer(description: "CreateItem answered \(item), \(prompt) (collection locked?)")
+    }
     return item
   }
 
@@ -84,9 +80,8 @@ struct ServiceClient {
   ) {
     var attributes = Self.attributes(index: index, run: run)
     if index < 0 { attributes["n"] = "none" }
-    let reply = try await call(
-      Self.service, SecretService.serviceInterface, "SearchItems", [attributes.dbusValue])
-    return (try [ObjectPath](dbusValue: reply[0]), try [ObjectPath](dbusValue: reply[1]))
+    return try await connection.callSecretService(
+      Self.service, SecretService.ServiceMethods.searchItems, attributes)
   }
 
   /// SearchItems for item `index` (-1: one that does not exist) must find exactly `found`.
@@ -100,19 +95,18 @@ struct ServiceClient {
   /// Collection.SearchItems on the filled collection (Python SecretStorage and keyring search
   /// this way): it must find exactly `found`.
   func expectScopedSearch(run: String, index: Int, found: ObjectPath) async throws {
-    let reply = try await call(
-      collection, SecretService.collectionInterface, "SearchItems",
-      [Self.attributes(index: index, run: run).dbusValue])
-    guard try [ObjectPath](dbusValue: reply[0]) == [found] else {
-      throw WrongAnswer(description: "Collection.SearchItems for \(index) found \(reply)")
+    let results = try await connection.callSecretService(
+      collection, SecretService.CollectionMethods.searchItems,
+      Self.attributes(index: index, run: run))
+    guard results == [found] else {
+      throw WrongAnswer(description: "Collection.SearchItems for \(index) found \(results)")
     }
   }
 
   /// GetSecret of `item`, which must hold `expected`.
   func expectSecret(_ item: ObjectPath, _ expected: [UInt8], session: Session) async throws {
-    let reply = try await call(
-      item, SecretService.itemInterface, "GetSecret", [.objectPath(session.path)])
-    let secret = try Secret(dbusValue: reply[0])
+    let secret = try await connection.callSecretService(
+      item, SecretService.ItemMethods.getSecret, session.path)
     let plain = try session.cipher.decrypt(parameters: secret.parameters, value: secret.value)
     guard plain == SecureBytes(copying: expected) else {
       throw WrongAnswer(description: "the secret of \(item) came back different")
@@ -129,18 +123,16 @@ struct ServiceClient {
   }
 
   func expectSecret(_ item: ObjectPath, index: Int, run: String, session: Session) async throws {
-    let reply = try await call(
-      item, SecretService.itemInterface, "GetSecret", [.objectPath(session.path)])
-    try check(try Secret(dbusValue: reply[0]), index: index, run: run, session: session)
+    let secret = try await connection.callSecretService(
+      item, SecretService.ItemMethods.getSecret, session.path)
+    try check(secret, index: index, run: run, session: session)
   }
 
   func expectSecrets(_ items: [ObjectPath], _ indexes: [Int], run: String, session: Session)
     async throws
   {
-    let reply = try await call(
-      Self.service, SecretService.serviceInterface, "GetSecrets",
-      [items.dbusValue, .objectPath(session.path)])
-    let secrets = try [ObjectPath: Secret](dbusValue: reply[0])
+    let secrets = try await connection.callSecretService(
+      Self.service, SecretService.ServiceMethods.getSecrets, items, session.path)
     guard secrets.count == Set(items).count else {
       throw WrongAnswer(description: "GetSecrets returned \(secrets.count) of \(items.count)")
     }
@@ -170,25 +162,30 @@ struct ServiceClient {
     return value
   }
 
-  /// gnome-keyring's UnlockWithMasterPassword or ChangeWithMasterPassword, the passwords sent
-  /// through `session`.
-  func master(
-    _ member: MemberName, _ collection: ObjectPath, _ passwords: [String], session: Session
-  )
-    async throws
-  {
-    let secrets = try passwords.map { password in
-      let (parameters, value) = try session.cipher.encrypt(
-        SecureBytes(copying: Array(password.utf8)))
-      return Secret(
-        session: session.path, parameters: parameters, value: value, contentType: "text/plain")
-    }
-    _ = try await call(
-      Self.service, SecretService.gnomeInternalInterface, member,
-      [.objectPath(collection)] + secrets.map(\.dbusValue))
+  /// gnome-keyring's UnlockWithMasterPassword, the password sent through `session`.
+  func unlock(_ collection: ObjectPath, _ password: String, session: Session) async throws {
+    try await connection.callSecretService(
+      Self.service, SecretService.GnomeKeyringMethods.unlockWithMasterPassword, collection,
+      try wrap(password, session))
+  }
+
+  /// gnome-keyring's ChangeWithMasterPassword, the passwords sent through `session`.
+  func changePassword(
+    _ collection: ObjectPath, from old: String, to new: String, session: Session
+  ) async throws {
+    try await connection.callSecretService(
+      Self.service, SecretService.GnomeKeyringMethods.changeWithMasterPassword, collection,
+      try wrap(old, session), try wrap(new, session))
+  }
+
+  private func wrap(_ password: String, _ session: Session) throws -> Secret {
+    let (parameters, value) = try session.cipher.encrypt(
+      SecureBytes(copying: Array(password.utf8)))
+    return Secret(
+      session: session.path, parameters: parameters, value: value, contentType: "text/plain")
   }
 
   func delete(_ item: ObjectPath) async throws {
-    _ = try await call(item, SecretService.itemInterface, "Delete")
+    _ = try await connection.callSecretService(item, SecretService.ItemMethods.delete)
   }
 }

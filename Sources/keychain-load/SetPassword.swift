@@ -40,9 +40,9 @@ struct SetPassword: AsyncParsableCommand {
     guard let locked else { throw WrongAnswer(description: "no collection at \(path)") }
     let session = try await client.openSession(.plain)
     if locked == .boolean(true) {
-      try await client.master("UnlockWithMasterPassword", path, [old], session: session)
+      try await client.unlock(path, old, session: session)
     }
-    try await client.master("ChangeWithMasterPassword", path, [old, new], session: session)
+    try await client.changePassword(path, from: old, to: new, session: session)
     if let items {
       let held = try await client.property(path, SecretService.collectionInterface, "Items")
       let count = try [ObjectPath](dbusValue: held).count
