@@ -33,6 +33,7 @@ public struct Takes<each Input: DBusRepresentable> {
     }
 
     /// A call's body.
+    @inlinable
     public func arguments(_ values: repeat each Input) -> [DBusValue] {
       var body: [DBusValue] = []
       for value in repeat each values { body.append(value.dbusValue) }
@@ -40,12 +41,14 @@ public struct Takes<each Input: DBusRepresentable> {
     }
 
     /// A call's arguments, typed (the server has checked the signature).
+    @inlinable
     public func decodeArguments(_ body: [DBusValue]) throws(DBusError) -> (repeat each Input) {
       var reader = BodyReader(body: body, member: name)
       return (repeat try reader.next((each Input).self))
     }
 
     /// A reply's body.
+    @inlinable
     public func results(_ values: repeat each Output) -> [DBusValue] {
       var body: [DBusValue] = []
       for value in repeat each values { body.append(value.dbusValue) }
@@ -53,6 +56,7 @@ public struct Takes<each Input: DBusRepresentable> {
     }
 
     /// A reply's results, typed; a reply of another shape is `Failed`.
+    @inlinable
     public func decodeResults(_ body: [DBusValue]) throws(DBusError) -> (repeat each Output) {
       var reader = BodyReader(body: body, member: name)
       return (repeat try reader.next((each Output).self))
@@ -61,11 +65,19 @@ public struct Takes<each Input: DBusRepresentable> {
 }
 
 /// Values read off a body one after another.
-private struct BodyReader {
-  let body: [DBusValue]
-  let member: MemberName
-  var index = 0
+@usableFromInline
+struct BodyReader {
+  @usableFromInline let body: [DBusValue]
+  @usableFromInline let member: MemberName
+  @usableFromInline var index = 0
 
+  @inlinable
+  init(body: [DBusValue], member: MemberName) {
+    self.body = body
+    self.member = member
+  }
+
+  @inlinable
   mutating func next<T: DBusRepresentable>(_ type: T.Type) throws(DBusError) -> T {
     guard index < body.count else {
       throw DBusError(.invalidArgs, "\(member) has no value \(index)")
@@ -79,9 +91,10 @@ private struct BodyReader {
 /// `call`: `try await Self.methods.dispatch(self, request)`.
 public struct MethodTable<Target: Sendable>: Sendable {
   public typealias Handler = @Sendable (Target, MethodRequest) async throws -> [DBusValue]
-  private var handlers: [MemberName: Handler] = [:]
+  @usableFromInline var handlers: [MemberName: Handler] = [:]
+  @usableFromInline var added: [MethodDescription] = []
   /// The methods' descriptions, in the order they were added (the introspection's order).
-  public private(set) var descriptions: [MethodDescription] = []
+  public var descriptions: [MethodDescription] { added }
 
   /// A table built by `build`.
   public init(_ build: (inout MethodTable) -> Void) {
@@ -89,14 +102,16 @@ public struct MethodTable<Target: Sendable>: Sendable {
   }
 
   /// Answers `method` with `handler`: an unapplied method of `Target` taking the request
-  /// and the typed arguments, returning the typed results.
+  /// and the typed arguments, returning the typed results. Inlinable, so that the handler's
+  /// decoding and encoding are specialized for its types where the table is built.
+  @inlinable
   public mutating func on<each Input: DBusRepresentable, each Output: DBusRepresentable>(
     _ method: Takes<repeat each Input>.Returns<repeat each Output>,
     _ handler:
       @escaping @Sendable (Target) -> (MethodRequest, repeat each Input) async throws ->
       (repeat each Output)
   ) {
-    descriptions.append(method.description)
+    added.append(method.description)
     handlers[method.name] = { target, request in
       let arguments = try method.decodeArguments(request.arguments)
       let results = try await handler(target)(request, repeat each arguments)
