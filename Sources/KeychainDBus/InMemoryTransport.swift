@@ -46,6 +46,22 @@ public final class InMemoryTransport: MessageTransport {
     }
   }
 
+  /// Calls a declared method on `path` from `sender`; the results typed, an error reply
+  /// thrown as the `DBusError` it carries.
+  public func call<each Input: DBusRepresentable, each Output: DBusRepresentable>(
+    _ path: ObjectPath, _ method: Takes<repeat each Input>.Returns<repeat each Output>,
+    _ arguments: repeat each Input, from sender: BusName? = nil
+  ) async throws(DBusError) -> (repeat each Output) {
+    let reply = await call(
+      path, method.interface, method.name, method.arguments(repeat each arguments), from: sender)
+    guard reply.kind == .methodReturn else {
+      throw DBusError(
+        reply.errorName ?? ErrorName(unchecked: "org.freedesktop.DBus.Error.Failed"),
+        reply.body.first?.string ?? "")
+    }
+    return try method.decodeResults(reply.body)
+  }
+
   /// Everything sent so far (signals and replies, in order), emptied.
   public func takeSent() -> [Message] {
     state.withLock { state in

@@ -35,9 +35,7 @@ public struct Takes<each Input: DBusRepresentable> {
     /// A call's body.
     @inlinable
     public func arguments(_ values: repeat each Input) -> [DBusValue] {
-      var body: [DBusValue] = []
-      for value in repeat each values { body.append(value.dbusValue) }
-      return body
+      encodeBody(repeat each values)
     }
 
     /// A call's arguments, typed (the server has checked the signature).
@@ -50,18 +48,24 @@ public struct Takes<each Input: DBusRepresentable> {
     /// A reply's body.
     @inlinable
     public func results(_ values: repeat each Output) -> [DBusValue] {
-      var body: [DBusValue] = []
-      for value in repeat each values { body.append(value.dbusValue) }
-      return body
+      encodeBody(repeat each values)
     }
 
-    /// A reply's results, typed; a reply of another shape is `Failed`.
+    /// A reply's results, typed; a reply of another shape is an error.
     @inlinable
     public func decodeResults(_ body: [DBusValue]) throws(DBusError) -> (repeat each Output) {
       var reader = BodyReader(body: body, member: name)
       return (repeat try reader.next((each Output).self))
     }
   }
+}
+
+/// A message body of `values`, in order.
+@inlinable
+func encodeBody<each Value: DBusRepresentable>(_ values: repeat each Value) -> [DBusValue] {
+  var body: [DBusValue] = []
+  for value in repeat each values { body.append(value.dbusValue) }
+  return body
 }
 
 /// Values read off a body one after another.

@@ -91,12 +91,7 @@ struct GnomeKeyringInterface: DBusInterface {
   func changeWithPrompt(_ request: MethodRequest, collection path: ObjectPath) async throws
     -> ObjectPath
   {
-    let collection = try Resolver.namedCollection(path, in: store)
-    guard collection != KeychainStore.sessionCollection else {
-      throw DBusError(.notSupported, "the session collection has no password")
-    }
-    return try await state.makePrompt(
-      owner: request.caller, action: .changePassword(collection: collection))
+    try await state.passwordChangePrompt(for: path, caller: request.caller)
   }
 
   /// The password in `secret`, decrypted with the caller's session.

@@ -84,12 +84,7 @@ struct ServiceInterface: DBusInterface {
   func changeLock(_ request: MethodRequest, collection path: ObjectPath) async throws
     -> ObjectPath
   {
-    let collection = try Resolver.namedCollection(path, in: store)
-    guard collection != KeychainStore.sessionCollection else {
-      throw DBusError(.notSupported, "the session collection has no password")
-    }
-    return try await state.makePrompt(
-      owner: request.caller, action: .changePassword(collection: collection))
+    try await state.passwordChangePrompt(for: path, caller: request.caller)
   }
 
   func lock(_ request: MethodRequest, objects: [ObjectPath]) async throws

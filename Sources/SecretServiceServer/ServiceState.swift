@@ -144,6 +144,16 @@ actor ServiceState {
     return prompt.action
   }
 
+  /// A prompt that changes the password of the collection `path` names: gnome-keyring's
+  /// ChangeLock and ChangeWithPrompt. The in-memory session collection has none.
+  func passwordChangePrompt(for path: ObjectPath, caller: BusName) async throws -> ObjectPath {
+    let collection = try Resolver.namedCollection(path, in: store)
+    guard collection != KeychainStore.sessionCollection else {
+      throw DBusError(.notSupported, "the session collection has no password")
+    }
+    return try makePrompt(owner: caller, action: .changePassword(collection: collection))
+  }
+
   // MARK: Unlocking
 
   /// After `collections` were unlocked: their search index is checked item by item in the

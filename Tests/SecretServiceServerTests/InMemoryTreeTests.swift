@@ -51,10 +51,10 @@ import Testing
     }
 
     func openPlainSession(from sender: BusName? = nil) async throws -> ObjectPath {
-      try #require(
-        try await call(
-          InMemoryTreeTests.service, SecretService.serviceInterface, "OpenSession",
-          [.string("plain"), .variant(.string(""))], from: sender)[1].objectPath)
+      try await transport.call(
+        InMemoryTreeTests.service, SecretService.ServiceMethods.openSession, "plain",
+        .string(""), from: sender
+      ).1
     }
 
     func createItem(_ session: ObjectPath, label: String, secret: String) async throws
@@ -66,10 +66,10 @@ import Testing
       ]
       let value = Secret(
         session: session, parameters: [], value: Array(secret.utf8), contentType: "text/plain")
-      let reply = try await call(
-        InMemoryTreeTests.login, SecretService.collectionInterface, "CreateItem",
-        [properties.dbusValue, value.dbusValue, .boolean(false)])
-      return try #require(reply[0].objectPath)
+      return try await transport.call(
+        InMemoryTreeTests.login, SecretService.CollectionMethods.createItem, properties, value,
+        false
+      ).0
     }
   }
 
@@ -77,13 +77,12 @@ import Testing
     let harness = try Harness()
     let session = try await harness.openPlainSession()
     let item = try await harness.createItem(session, label: "alice", secret: "s3cret")
-    let found = try await harness.call(
-      Self.service, SecretService.serviceInterface, "SearchItems",
-      [["app": "mail", "user": "alice"].dbusValue])
-    #expect(found[0] == [item].dbusValue && found[1] == [ObjectPath]().dbusValue)
-    let secret = try await harness.call(
-      item, SecretService.itemInterface, "GetSecret", [.objectPath(session)])
-    #expect(try Secret(dbusValue: secret[0]).value == Array("s3cret".utf8))
+    let (unlocked, locked) = try await harness.transport.call(
+      Self.service, SecretService.ServiceMethods.searchItems, ["app": "mail", "user": "alice"])
+    #expect(unlocked == [item] && locked.isEmpty)
+    let secret = try await harness.transport.call(
+      item, SecretService.ItemMethods.getSecret, session)
+    #expect(secret.value == Array("s3cret".utf8))
     let label = try await harness.call(
       item, .properties, "Get", [.string(SecretService.itemInterface.rawValue), .string("Label")])
     #expect(label == [.variant(.string("alice"))])
