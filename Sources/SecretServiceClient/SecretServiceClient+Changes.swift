@@ -16,15 +16,13 @@ extension SecretServiceClient {
   /// Runs `prompt` (unless it is "/") and returns its result; throws `PromptDismissed`.
   func complete(_ prompt: ObjectPath) async throws -> DBusValue? {
     guard prompt.rawValue != "/" else { return nil }
-    let completed = try await connection.signals(
-      matching: MatchRule(
-        interface: SecretService.promptInterface, member: "Completed", path: prompt))
+    let completedSignal = SecretService.PromptSignals.completed
+    let completed = try await connection.signals(matching: completedSignal.rule(path: prompt))
     try await call(prompt, SecretService.PromptMethods.prompt, "")
     for await signal in completed {
-      guard signal.body.count == 2, case .boolean(let dismissed) = signal.body[0] else { continue }
+      guard let (dismissed, result) = try? completedSignal.arguments(of: signal) else { continue }
       guard !dismissed else { throw PromptDismissed() }
-      if case .variant(let result) = signal.body[1] { return result }
-      return signal.body[1]
+      return result
     }
     throw DBusError(.disconnected, "the bus closed while a prompt was open")
   }

@@ -38,7 +38,7 @@ struct ChangeSignals {
 
   /// A new item: `ItemCreated`, then the collection's new `Items`.
   func itemCreated(_ item: ItemID) async {
-    await emit(.collection, "ItemCreated", from: collection(item.collection), item)
+    await emit(Items.itemCreated, from: collection(item.collection), item)
     afterReply { itemsChanged(item.collection) }
   }
 
@@ -46,13 +46,13 @@ struct ChangeSignals {
   /// gnome-keyring sends, and also `ItemChanged`, after which libsecret reads the item's new
   /// label and attributes (gnome-keyring leaves its proxies with the old ones).
   func itemReplaced(_ item: ItemID) async {
-    await emit(.collection, "ItemCreated", from: collection(item.collection), item)
-    await emit(.collection, "ItemChanged", from: collection(item.collection), item)
+    await emit(Items.itemCreated, from: collection(item.collection), item)
+    await emit(Items.itemChanged, from: collection(item.collection), item)
   }
 
   /// A changed item: `ItemChanged`, then its changed properties' new values, if any.
   func itemChanged(_ item: ItemID, _ properties: [String: DBusValue] = [:]) async {
-    await emit(.collection, "ItemChanged", from: collection(item.collection), item)
+    await emit(Items.itemChanged, from: collection(item.collection), item)
     guard !properties.isEmpty else { return }
     afterReply {
       await propertiesChanged(Resolver.path(of: item), SecretService.itemInterface, properties)
@@ -61,20 +61,20 @@ struct ChangeSignals {
 
   /// A deleted item: `ItemDeleted`, then the collection's new `Items`.
   func itemDeleted(_ item: ItemID) async {
-    await emit(.collection, "ItemDeleted", from: collection(item.collection), item)
+    await emit(Items.itemDeleted, from: collection(item.collection), item)
     afterReply { itemsChanged(item.collection) }
   }
 
   // MARK: Collections
 
   func collectionCreated(_ name: String) async {
-    await emit(.service, "CollectionCreated", from: SecretPath.base, collection(name))
+    await emit(Collections.collectionCreated, from: SecretPath.base, collection(name))
     afterReply { collectionsChanged() }
   }
 
   /// A changed collection: `CollectionChanged`, then its changed properties' new values.
   func collectionChanged(_ name: String, _ properties: [String: DBusValue] = [:]) async {
-    await emit(.service, "CollectionChanged", from: SecretPath.base, collection(name))
+    await emit(Collections.collectionChanged, from: SecretPath.base, collection(name))
     guard !properties.isEmpty else { return }
     afterReply {
       await propertiesChanged(collection(name), SecretService.collectionInterface, properties)
@@ -82,7 +82,7 @@ struct ChangeSignals {
   }
 
   func collectionDeleted(_ name: String) async {
-    await emit(.service, "CollectionDeleted", from: SecretPath.base, collection(name))
+    await emit(Collections.collectionDeleted, from: SecretPath.base, collection(name))
     afterReply { collectionsChanged() }
   }
 
@@ -124,13 +124,9 @@ struct ChangeSignals {
         }
         let itemPaths = SecretPath.items(of: name, items.map { $0.id })
         await send(itemPaths.count) { index in
-          .signal(
-            path: path, interface: SecretService.collectionInterface, member: "ItemChanged",
-            body: [.objectPath(itemPaths[index])])
+          Items.itemChanged.message(from: path, itemPaths[index])
         }
-        try? await connection.emit(
-          SecretService.serviceInterface, "CollectionChanged", from: SecretPath.base,
-          [.objectPath(path)])
+        try? await connection.emit(Collections.collectionChanged, from: SecretPath.base, path)
         guard changed.contains(name) else { continue }
         let lockedValue = ["Locked": DBusValue.boolean(locked)].dbusValue
         await send(itemPaths.count) { index in
@@ -150,12 +146,8 @@ struct ChangeSignals {
 
   // MARK: Helpers
 
-  private enum Interface {
-    case service, collection
-    var name: InterfaceName {
-      self == .service ? SecretService.serviceInterface : SecretService.collectionInterface
-    }
-  }
+  private typealias Items = SecretService.CollectionSignals
+  private typealias Collections = SecretService.ServiceSignals
 
   private func collection(_ name: String) -> ObjectPath { Resolver.path(ofCollection: name) }
 
@@ -167,16 +159,14 @@ struct ChangeSignals {
     }
   }
 
-  private func emit(
-    _ interface: Interface, _ member: MemberName, from path: ObjectPath, _ item: ItemID
-  ) async {
-    await emit(interface, member, from: path, Resolver.path(of: item))
+  private func emit(_ signal: Emits<ObjectPath>, from path: ObjectPath, _ item: ItemID) async {
+    await emit(signal, from: path, Resolver.path(of: item))
   }
 
-  private func emit(
-    _ interface: Interface, _ member: MemberName, from path: ObjectPath, _ object: ObjectPath
-  ) async {
-    try? await connection.emit(interface.name, member, from: path, [.objectPath(object)])
+  private func emit(_ signal: Emits<ObjectPath>, from path: ObjectPath, _ object: ObjectPath)
+    async
+  {
+    try? await connection.emit(signal, from: path, object)
   }
 
   private func propertiesChanged(

@@ -31,9 +31,9 @@ struct CollectionInterface: DBusInterface {
       PropertyDescription("Modified", .uint64),
     ],
     signals: [
-      SignalDescription("ItemCreated", [.init("item", .objectPath)]),
-      SignalDescription("ItemDeleted", [.init("item", .objectPath)]),
-      SignalDescription("ItemChanged", [.init("item", .objectPath)]),
+      SecretService.CollectionSignals.itemCreated.description,
+      SecretService.CollectionSignals.itemDeleted.description,
+      SecretService.CollectionSignals.itemChanged.description,
     ])
   var interfaceDescription: InterfaceDescription { Self.description }
 

@@ -23,15 +23,7 @@ struct ImportInterface: DBusInterface {
 
   static let description = InterfaceDescription(
     SecretService.importInterface, methods: methods.descriptions,
-    signals: [
-      // While ImportGnomeKeyring runs: the file being read and how far into its items.
-      SignalDescription(
-        "Progress",
-        [
-          .init("file", .string), .init("file_index", .uint32), .init("files", .uint32),
-          .init("items_done", .uint32), .init("items", .uint32),
-        ])
-    ])
+    signals: [SecretService.ImportSignals.progress.description])
   var interfaceDescription: InterfaceDescription { Self.description }
 
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
@@ -55,16 +47,11 @@ struct ImportInterface: DBusInterface {
     let outcomes = await Blocking.run {
       GnomeKeyringImporter(store: store, directory: directory)
         .run(passwords: passwords, dryRun: dryRun) { progress in
-          let body: [DBusValue] = [
-            .string(progress.file), .uint32(UInt32(clamping: progress.fileIndex)),
-            .uint32(UInt32(clamping: progress.files)),
-            .uint32(UInt32(clamping: progress.itemsDone)),
-            .uint32(UInt32(clamping: progress.items)),
-          ]
-          Task {
-            try? await connection.emit(
-              SecretService.importInterface, "Progress", from: SecretPath.base, body)
-          }
+          let message = SecretService.ImportSignals.progress.message(
+            from: SecretPath.base, progress.file, UInt32(clamping: progress.fileIndex),
+            UInt32(clamping: progress.files), UInt32(clamping: progress.itemsDone),
+            UInt32(clamping: progress.items))
+          Task { try? await connection.send([message]) }
         }
     }
     if !dryRun {

@@ -31,9 +31,9 @@ struct ServiceInterface: DBusInterface {
     SecretService.serviceInterface, methods: methods.descriptions,
     properties: [PropertyDescription("Collections", .array(.objectPath))],
     signals: [
-      SignalDescription("CollectionCreated", [.init("collection", .objectPath)]),
-      SignalDescription("CollectionDeleted", [.init("collection", .objectPath)]),
-      SignalDescription("CollectionChanged", [.init("collection", .objectPath)]),
+      SecretService.ServiceSignals.collectionCreated.description,
+      SecretService.ServiceSignals.collectionDeleted.description,
+      SecretService.ServiceSignals.collectionChanged.description,
     ])
   var interfaceDescription: InterfaceDescription { Self.description }
 

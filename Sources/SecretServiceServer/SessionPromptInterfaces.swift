@@ -41,9 +41,7 @@ struct PromptInterface: DBusInterface {
   // Built once: the object server asks for it on every call.
   static let description = InterfaceDescription(
     SecretService.promptInterface, methods: methods.descriptions,
-    signals: [
-      SignalDescription("Completed", [.init("dismissed", .boolean), .init("result", .variant)])
-    ])
+    signals: [SecretService.PromptSignals.completed.description])
   var interfaceDescription: InterfaceDescription { Self.description }
 
   func call(_ request: MethodRequest) async throws -> [DBusValue] {
@@ -55,8 +53,7 @@ struct PromptInterface: DBusInterface {
     let action = try await state.dismissPrompt(id, caller: request.caller)
     request.afterReply {
       try? await connection.emit(
-        SecretService.promptInterface, "Completed", from: path,
-        [.boolean(true), .variant(action.emptyResult)])
+        SecretService.PromptSignals.completed, from: path, true, action.emptyResult)
     }
   }
 
@@ -79,8 +76,7 @@ struct PromptInterface: DBusInterface {
         // A dismissed or abandoned prompt has already gone, and Dismiss sent its Completed.
         guard await state.finishPrompt(id) else { return }
         try? await connection.emit(
-          SecretService.promptInterface, "Completed", from: path,
-          [.boolean(outcome.dismissed), .variant(outcome.result)])
+          SecretService.PromptSignals.completed, from: path, outcome.dismissed, outcome.result)
       }
       await state.attach(task, to: id)
     }

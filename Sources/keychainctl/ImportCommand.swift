@@ -102,20 +102,18 @@ final class ProgressBar: Sendable {
   private let watcher: Task<Void, Never>
 
   init?(_ client: SecretServiceClient) async {
+    let progress = SecretService.ImportSignals.progress
     guard
       let stream = try? await client.connection.signals(
-        matching: MatchRule(
-          sender: SecretService.busName, interface: SecretService.importInterface,
-          member: "Progress"))
+        matching: progress.rule(sender: SecretService.busName))
     else { return nil }
     watcher = Task {
       for await message in stream {
-        guard message.body.count == 5, let file = message.body[0].string else { continue }
-        let numbers = message.body.dropFirst().map { value -> Int in
-          if case .uint32(let number) = value { return Int(number) }
-          return 0
-        }
-        let (index, files, done, items) = (numbers[0], numbers[1], numbers[2], numbers[3])
+        guard let (file, index32, files32, done32, items32) = try? progress.arguments(of: message)
+        else { continue }
+        let (index, files, done, items) = (
+          Int(index32), Int(files32), Int(done32), Int(items32)
+        )
         let filled = items > 0 ? 20 * done / items : 0
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: 20 - filled)
         let name = URL(fileURLWithPath: file).lastPathComponent
