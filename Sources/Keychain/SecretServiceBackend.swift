@@ -120,8 +120,10 @@ struct BusItems: ItemSource {
       change(try run { try await $0.item(item) }.attributes)
     }
     try run { client in
-      if let updated { try await client.set("Attributes", of: item, to: updated.dbusValue) }
-      if let label { try await client.set("Label", of: item, to: .string(label)) }
+      if let updated {
+        try await client.set(SecretService.ItemProperty.attributes, of: item, to: updated)
+      }
+      if let label { try await client.set(SecretService.ItemProperty.label, of: item, to: label) }
       if let secret { try await client.setSecret(SecureBytes(copying: secret), of: item) }
     }
   }

@@ -149,12 +149,11 @@ struct CrashWriter: Sendable {
     var found: [Int: [UInt8]] = [:]
     var foundPaths: [Int: ObjectPath] = [:]
     for path in unlocked {
-      let attributes = try await connection.callSecretService(
-        path, .properties, "Get",
-        [.string(SecretService.itemInterface.rawValue), .string("Attributes")])
-      guard case .variant(let value)? = attributes.first,
-        let key = Int(try [String: String](dbusValue: value)["key"] ?? "")
-      else { throw TestingError("cycle \(cycle): \(path) has no key attribute") }
+      let attributes = try await connection.getSecretServiceProperty(
+        path, SecretService.ItemProperty.attributes)
+      guard let key = Int(attributes["key"] ?? "") else {
+        throw TestingError("cycle \(cycle): \(path) has no key attribute")
+      }
       let secret = try await connection.callSecretService(
         path, SecretService.ItemMethods.getSecret, session)
       guard found.updateValue(secret.value, forKey: key) == nil else {

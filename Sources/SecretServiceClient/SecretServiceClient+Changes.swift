@@ -100,11 +100,14 @@ extension SecretServiceClient {
       try secretValue(secret, contentType: contentType))
   }
 
-  /// Sets one property of an item (`Label`, `Attributes`).
-  public func set(_ property: String, of item: ObjectPath, to value: DBusValue) async throws {
+  /// Sets a writable property (an item's `Label` or `Attributes`, say) of the object at
+  /// `path`.
+  public func set<Value>(_ property: Property<Value>, of path: ObjectPath, to value: Value)
+    async throws
+  {
     _ = try await call(
-      item, .properties, "Set",
-      [.string(SecretService.itemInterface.rawValue), .string(property), .variant(value)])
+      path, .properties, "Set",
+      [.string(property.interface.rawValue), .string(property.name), .variant(value.dbusValue)])
   }
 
   /// Deletes an item (running the provider's prompt if it asks for one).

@@ -18,23 +18,17 @@ public struct RemoteCollection: Sendable, Hashable {
 extension SecretServiceClient {
   /// Every collection of the provider, in its order.
   public func collections() async throws -> [RemoteCollection] {
-    let reply = try await call(
-      Self.service, .properties, "Get",
-      [.string(SecretService.serviceInterface.rawValue), .string("Collections")])
-    guard case .variant(let list)? = reply.first else {
-      throw DBusError(.failed, "Collections is not a list")
-    }
+    typealias Collection = SecretService.CollectionProperty
     var collections: [RemoteCollection] = []
-    for path in try [ObjectPath](dbusValue: list) {
+    for path in try await get(SecretService.ServiceProperty.collections, of: Self.service) {
       let properties = try await properties(of: path, SecretService.collectionInterface)
-      func value(_ name: String) -> DBusValue? { properties[name] }
-      let items = try value("Items").map { try [ObjectPath](dbusValue: $0) } ?? []
-      guard case .boolean(let locked)? = value("Locked") else {
+      let items = try Collection.items.value(in: properties) ?? []
+      guard let locked = try Collection.locked.value(in: properties) else {
         throw DBusError(.failed, "\(path) has no Locked property")
       }
       collections.append(
         RemoteCollection(
-          path: path, label: value("Label")?.string ?? "", isLocked: locked,
+          path: path, label: try Collection.label.value(in: properties) ?? "", isLocked: locked,
           itemCount: items.count, items: items))
     }
     return collections

@@ -84,30 +84,31 @@ public struct SecretServiceClient: Sendable {
 
   /// Label, attributes and dates of an item, in one GetAll.
   public func item(_ path: ObjectPath) async throws -> RemoteItem {
+    typealias Item = SecretService.ItemProperty
     let properties = try await properties(of: path, SecretService.itemInterface)
-    func value(_ name: String) -> DBusValue? { properties[name] }
-    guard let label = value("Label")?.string, let attributes = value("Attributes") else {
-      throw DBusError(.failed, "the item \(path) has no Label or Attributes")
-    }
-    func date(_ name: String) -> Date {
-      guard case .uint64(let seconds)? = value(name) else { return Date(timeIntervalSince1970: 0) }
-      return Date(timeIntervalSince1970: TimeInterval(seconds))
+    guard let label = try Item.label.value(in: properties),
+      let attributes = try Item.attributes.value(in: properties)
+    else { throw DBusError(.failed, "the item \(path) has no Label or Attributes") }
+    func date(_ property: Property<UInt64>) -> Date {
+      Date(timeIntervalSince1970: TimeInterval((try? property.value(in: properties)) ?? 0))
     }
     return RemoteItem(
-      path: path, label: label, attributes: try [String: String](dbusValue: attributes),
-      created: date("Created"), modified: date("Modified"))
+      path: path, label: label, attributes: attributes, created: date(Item.created),
+      modified: date(Item.modified))
   }
 
   /// Whether an item (or, with the collection interface, a collection) is locked.
   public func isLocked(_ path: ObjectPath, interface: InterfaceName = SecretService.itemInterface)
     async throws -> Bool
   {
-    let reply = try await call(
-      path, .properties, "Get", [.string(interface.rawValue), .string("Locked")])
-    guard case .variant(.boolean(let locked))? = reply.first else {
-      throw DBusError(.failed, "Locked is not a boolean")
-    }
-    return locked
+    try await get(
+      interface == SecretService.itemInterface
+        ? SecretService.ItemProperty.locked : SecretService.CollectionProperty.locked, of: path)
+  }
+
+  /// Reads `property` of the object at `path`.
+  public func get<Value>(_ property: Property<Value>, of path: ObjectPath) async throws -> Value {
+    try await connection.getSecretServiceProperty(path, property)
   }
 
   /// The secret of an unlocked item, decrypted.

@@ -29,4 +29,16 @@ extension Connection {
       path, method.interface, method.name, method.arguments(repeat each arguments))
     return try method.decodeResults(reply)
   }
+
+  /// Reads a declared property (see `SecretServiceProperties`) of the object at `path`.
+  public nonisolated func getSecretServiceProperty<Value: DBusRepresentable>(
+    _ path: ObjectPath, _ property: Property<Value>
+  ) async throws(DBusError) -> Value {
+    let reply = try await callSecretService(
+      path, .properties, "Get", [.string(property.interface.rawValue), .string(property.name)])
+    guard case .variant(let value)? = reply.first else {
+      throw DBusError(.failed, "\(property.name) answered \(reply)")
+    }
+    return try Value(dbusValue: value)
+  }
 }

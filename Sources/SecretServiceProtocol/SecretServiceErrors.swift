@@ -63,16 +63,17 @@ public enum SecretServiceError {
 
 /// The property names of `CreateCollection`, `CreateItem` and `CreateWithMasterPassword`.
 public enum CollectionProperties {
-  public static let label = "org.freedesktop.Secret.Collection.Label"
+  public static let label = SecretService.CollectionProperty.label.qualifiedName
 }
 
 public enum ItemProperties {
-  public static let label = "org.freedesktop.Secret.Item.Label"
-  public static let attributes = "org.freedesktop.Secret.Item.Attributes"
-  public static let type = "org.freedesktop.Secret.Item.Type"
+  public static let label = SecretService.ItemProperty.label.qualifiedName
+  public static let attributes = SecretService.ItemProperty.attributes.qualifiedName
+  public static let type = SecretService.ItemProperty.type.qualifiedName
   /// Properties a client cannot set: CreateItem with one of them fails as with gnome-keyring.
   public static let readOnly: Set<String> = [
-    "org.freedesktop.Secret.Item.Locked", "org.freedesktop.Secret.Item.Created",
-    "org.freedesktop.Secret.Item.Modified",
+    SecretService.ItemProperty.locked.qualifiedName,
+    SecretService.ItemProperty.created.qualifiedName,
+    SecretService.ItemProperty.modified.qualifiedName,
   ]
 }

@@ -128,7 +128,7 @@ struct ChangeSignals {
         }
         try? await connection.emit(Collections.collectionChanged, from: SecretPath.base, path)
         guard changed.contains(name) else { continue }
-        let lockedValue = ["Locked": DBusValue.boolean(locked)].dbusValue
+        let lockedValue = SecretService.ItemProperty.locked.changed(locked).dbusValue
         await send(itemPaths.count) { index in
           .signal(
             path: itemPaths[index], interface: .properties, member: "PropertiesChanged",
@@ -138,7 +138,7 @@ struct ChangeSignals {
         }
         try? await connection.emitPropertiesChanged(
           at: path, interface: SecretService.collectionInterface,
-          changed: ["Locked": .boolean(locked)])
+          changed: SecretService.CollectionProperty.locked.changed(locked))
         if items.count >= MemoryRelease.largeList { MemoryRelease.soon() }
       }
     }

@@ -24,12 +24,7 @@ struct CollectionInterface: DBusInterface {
 
   static let description = InterfaceDescription(
     SecretService.collectionInterface, methods: methods.descriptions,
-    properties: [
-      PropertyDescription("Items", .array(.objectPath)),
-      PropertyDescription("Label", .string, .readwrite),
-      PropertyDescription("Locked", .boolean), PropertyDescription("Created", .uint64),
-      PropertyDescription("Modified", .uint64),
-    ],
+    properties: SecretService.CollectionProperty.all,
     signals: [
       SecretService.CollectionSignals.itemCreated.description,
       SecretService.CollectionSignals.itemDeleted.description,
@@ -119,18 +114,25 @@ struct CollectionInterface: DBusInterface {
     return (label, attributes)
   }
 
+  private typealias Properties = SecretService.CollectionProperty
+
   func getProperty(_ property: String, _ request: MethodRequest) async throws -> DBusValue {
     let info = try store.collection(name)
     switch property {
-    case "Items":
+    case Properties.items.name:
       let items: [ItemID] = try store.items(in: name)
       if items.count >= MemoryRelease.largeList { MemoryRelease.afterReply(to: request) }
-      return Resolver.paths(of: items).dbusValue
-    case "Label": return .string(info.label)
-    case "Locked": return .boolean(info.isLocked)
-    case "Created": return .uint64(UInt64(max(0, info.created.timeIntervalSince1970)))
-    default: return .uint64(UInt64(max(0, info.modified.timeIntervalSince1970)))
+      return Properties.items.wire(Resolver.paths(of: items))
+    case Properties.label.name: return Properties.label.wire(info.label)
+    case Properties.locked.name: return Properties.locked.wire(info.isLocked)
+    case Properties.created.name: return Properties.created.wire(Self.seconds(info.created))
+    default: return Properties.modified.wire(Self.seconds(info.modified))
     }
+  }
+
+  /// A date as the Secret Service's `t` properties carry it: seconds since 1970.
+  static func seconds(_ date: Date?) -> UInt64 {
+    UInt64(max(0, date?.timeIntervalSince1970 ?? 0))
   }
 
   func setProperty(_ property: String, to value: DBusValue, _ request: MethodRequest) async throws {
@@ -138,7 +140,8 @@ struct CollectionInterface: DBusInterface {
     try await Blocking.run { [store, name] in
       try store.setLabel(value.string ?? "", ofCollection: name)
     }
-    await ChangeSignals(request, state: state).collectionChanged(name, ["Label": value])
+    await ChangeSignals(request, state: state).collectionChanged(
+      name, Properties.label.changed(value.string ?? ""))
   }
 }
 
@@ -159,13 +162,7 @@ struct ItemInterface: DBusInterface {
 
   static let description = InterfaceDescription(
     SecretService.itemInterface, methods: methods.descriptions,
-    properties: [
-      PropertyDescription("Locked", .boolean),
-      PropertyDescription("Attributes", .dictionary(key: .string, value: .string), .readwrite),
-      PropertyDescription("Label", .string, .readwrite),
-      PropertyDescription("Type", .string, .readwrite),
-      PropertyDescription("Created", .uint64), PropertyDescription("Modified", .uint64),
-    ])
+    properties: SecretService.ItemProperty.all)
   var interfaceDescription: InterfaceDescription { Self.description }
 
   var path: ObjectPath { Resolver.path(of: item) }
@@ -203,8 +200,12 @@ struct ItemInterface: DBusInterface {
     await ChangeSignals(request, state: state).itemChanged(item)
   }
 
+  private typealias Properties = SecretService.ItemProperty
+
   func getProperty(_ property: String, _ request: MethodRequest) async throws -> DBusValue {
-    if property == "Locked" { return .boolean(store.isLocked(item.collection)) }
+    if property == Properties.locked.name {
+      return Properties.locked.wire(store.isLocked(item.collection))
+    }
     return try properties()[property] ?? .boolean(false)
   }
 
@@ -219,12 +220,13 @@ struct ItemInterface: DBusInterface {
     // collection was unlocked in this run (as gnome-keyring's does), and is empty otherwise.
     let info = locked ? store.knownInfo(item) : try store.itemInfo(item)
     return [
-      "Locked": .boolean(locked),
-      "Attributes": (info?.attributes ?? [:]).dbusValue,
-      "Label": .string(info?.label ?? ""),
-      "Type": .string(info?.attributes["xdg:schema"] ?? ""),
-      "Created": .uint64(UInt64(max(0, info?.created.timeIntervalSince1970 ?? 0))),
-      "Modified": .uint64(UInt64(max(0, info?.modified.timeIntervalSince1970 ?? 0))),
+      Properties.locked.name: Properties.locked.wire(locked),
+      Properties.attributes.name: Properties.attributes.wire(info?.attributes ?? [:]),
+      Properties.label.name: Properties.label.wire(info?.label ?? ""),
+      Properties.type.name: Properties.type.wire(info?.attributes["xdg:schema"] ?? ""),
+      Properties.created.name: Properties.created.wire(CollectionInterface.seconds(info?.created)),
+      Properties.modified.name: Properties.modified.wire(
+        CollectionInterface.seconds(info?.modified)),
     ]
   }
 
@@ -235,11 +237,11 @@ struct ItemInterface: DBusInterface {
     let store = store
     let item = item
     switch property {
-    case "Label":
+    case Properties.label.name:
       try await Blocking.run {
         try store.setLabel(value.string ?? "", ofItem: item)
       }
-    case "Attributes":
+    case Properties.attributes.name:
       let attributes = try [String: String](dbusValue: value)
       try await Blocking.run {
         try store.setAttributes(attributes, of: item)

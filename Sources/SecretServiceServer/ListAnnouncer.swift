@@ -37,7 +37,8 @@ final class ListAnnouncer: Sendable {
       }
       try? await connection.emitPropertiesChanged(
         at: Resolver.path(ofCollection: collection), interface: SecretService.collectionInterface,
-        changed: ["Items": Resolver.paths(of: items).dbusValue], invalidated: [])
+        changed: SecretService.CollectionProperty.items.changed(Resolver.paths(of: items)),
+        invalidated: [])
       if items.count >= MemoryRelease.largeList { MemoryRelease.soon() }
     }
   }
@@ -48,7 +49,8 @@ final class ListAnnouncer: Sendable {
       guard let names = try? store.collections().map(\.name) else { return }
       try? await connection.emitPropertiesChanged(
         at: SecretPath.base, interface: SecretService.serviceInterface,
-        changed: ["Collections": names.map(Resolver.path(ofCollection:)).dbusValue],
+        changed: SecretService.ServiceProperty.collections.changed(
+          names.map(Resolver.path(ofCollection:))),
         invalidated: [])
     }
   }

@@ -29,7 +29,7 @@ struct ServiceInterface: DBusInterface {
   // Built once: the object server asks for it on every call.
   static let description = InterfaceDescription(
     SecretService.serviceInterface, methods: methods.descriptions,
-    properties: [PropertyDescription("Collections", .array(.objectPath))],
+    properties: [SecretService.ServiceProperty.collections.description],
     signals: [
       SecretService.ServiceSignals.collectionCreated.description,
       SecretService.ServiceSignals.collectionDeleted.description,
@@ -173,6 +173,6 @@ struct ServiceInterface: DBusInterface {
 
   func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue {
     let names = try store.collections().map(\.name)
-    return names.map(Resolver.path(ofCollection:)).dbusValue
+    return SecretService.ServiceProperty.collections.wire(names.map(Resolver.path(ofCollection:)))
   }
 }

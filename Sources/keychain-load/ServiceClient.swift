@@ -151,17 +151,6 @@ struct ServiceClient {
     }
   }
 
-  func property(_ path: ObjectPath, _ interface: InterfaceName, _ name: String) async throws
-    -> DBusValue
-  {
-    let reply = try await call(
-      path, .properties, "Get", [.string(interface.rawValue), .string(name)])
-    guard case .variant(let value)? = reply.first else {
-      throw WrongAnswer(description: "Get \(name) answered \(reply)")
-    }
-    return value
-  }
-
   /// gnome-keyring's UnlockWithMasterPassword, the password sent through `session`.
   func unlock(_ collection: ObjectPath, _ password: String, session: Session) async throws {
     try await connection.callSecretService(

@@ -32,20 +32,22 @@ struct SetPassword: AsyncParsableCommand {
     let connection = try await Connection.sessionBus()
     let path = try ObjectPath(collection)
     let client = ServiceClient(connection: connection, collection: path)
-    var locked: DBusValue?
+    var locked: Bool?
     for _ in 0..<3000 where locked == nil {
-      locked = try? await client.property(path, SecretService.collectionInterface, "Locked")
+      locked = try? await connection.getSecretServiceProperty(
+        path, SecretService.CollectionProperty.locked)
       if locked == nil { try await Task.sleep(for: .milliseconds(100)) }
     }
     guard let locked else { throw WrongAnswer(description: "no collection at \(path)") }
     let session = try await client.openSession(.plain)
-    if locked == .boolean(true) {
+    if locked {
       try await client.unlock(path, old, session: session)
     }
     try await client.changePassword(path, from: old, to: new, session: session)
     if let items {
-      let held = try await client.property(path, SecretService.collectionInterface, "Items")
-      let count = try [ObjectPath](dbusValue: held).count
+      let count = try await connection.getSecretServiceProperty(
+        path, SecretService.CollectionProperty.items
+      ).count
       guard count == items else {
         throw WrongAnswer(description: "the collection holds \(count) items, not \(items)")
       }
