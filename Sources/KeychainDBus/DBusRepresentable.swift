@@ -201,7 +201,6 @@ extension Dictionary: DBusRepresentable where Key: DBusRepresentable, Value: DBu
 /// descriptor is closed with it) cannot take part in `DBusRepresentable` itself.
 public struct PassedDescriptor: DBusRepresentable, Sendable {
   public let descriptor: UnixFileDescriptor
-  public init(_ descriptor: UnixFileDescriptor) { self.descriptor = descriptor }
   public static var dbusType: DBusType { .unixFD }
   public var dbusValue: DBusValue { .unixFD(descriptor) }
   public init(dbusValue: DBusValue) throws(DBusError) {

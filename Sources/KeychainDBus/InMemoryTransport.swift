@@ -14,7 +14,6 @@ public final class InMemoryTransport: MessageTransport {
     var waiting: [UInt32: CheckedContinuation<Message, Never>] = [:]
     /// Signals, and replies in the order they were sent among them.
     var sent: [Message] = []
-    var owners: [BusName: BusName] = [:]
   }
 
   private let state = Mutex(State())
@@ -54,12 +53,15 @@ public final class InMemoryTransport: MessageTransport {
   ) async throws(DBusError) -> (repeat each Output) {
     let reply = await call(
       path, method.interface, method.name, method.arguments(repeat each arguments), from: sender)
+    return try method.decodeResults(try Self.body(of: reply))
+  }
+
+  /// A method return's body, or the `DBusError` an error reply carries.
+  public static func body(of reply: Message) throws(DBusError) -> [DBusValue] {
     guard reply.kind == .methodReturn else {
-      throw DBusError(
-        reply.errorName ?? ErrorName(unchecked: "org.freedesktop.DBus.Error.Failed"),
-        reply.body.first?.string ?? "")
+      throw DBusError(reply.errorName ?? .failed, reply.body.first?.string ?? "")
     }
-    return try method.decodeResults(reply.body)
+    return reply.body
   }
 
   /// Everything sent so far (signals and replies, in order), emptied.
@@ -68,11 +70,6 @@ public final class InMemoryTransport: MessageTransport {
       defer { state.sent = [] }
       return state.sent
     }
-  }
-
-  /// Makes `owner` the owner of `name`, for handlers that ask the bus.
-  public func setOwner(_ owner: BusName?, of name: BusName) {
-    state.withLock { $0.owners[name] = owner }
   }
 
   public func deliverReply(_ reply: Message, to call: Message) {
@@ -87,7 +84,6 @@ public final class InMemoryTransport: MessageTransport {
     state.withLock { $0.sent.append(contentsOf: messages) }
   }
 
-  public func nameOwner(_ name: BusName) async throws(DBusError) -> BusName? {
-    state.withLock { $0.owners[name] }
-  }
+  /// Nobody owns a name in memory: there is no bus.
+  public func nameOwner(_ name: BusName) async throws(DBusError) -> BusName? { nil }
 }

@@ -33,30 +33,45 @@ public struct LockPolicy: Equatable, Sendable {
     self.afterUnusedMinutes = afterUnusedMinutes
   }
 
+  /// The switches and the timers (in minutes), by their keychaind.conf names.
+  private static var switches: [(String, WritableKeyPath<LockPolicy, Bool?>)] {
+    [
+      ("lock-on-screen-lock", \.onScreenLock), ("lock-before-sleep", \.beforeSleep),
+      ("lock-at-logout", \.atLogout),
+    ]
+  }
+  private static var timers: [(String, WritableKeyPath<LockPolicy, Int?>)] {
+    [("lock-after-idle", \.afterIdleMinutes), ("lock-after-unused", \.afterUnusedMinutes)]
+  }
+
   /// The keychaind.conf names of the settings, switches first, then timers (in minutes).
-  public static let switchNames = ["lock-on-screen-lock", "lock-before-sleep", "lock-at-logout"]
-  public static let timerNames = ["lock-after-idle", "lock-after-unused"]
+  public static let switchNames = switches.map(\.0)
+  public static let timerNames = timers.map(\.0)
   public static var settingNames: [String] { switchNames + timerNames }
 
   /// The settings that are set, by keychaind.conf name; switches as 0 or 1, timers in minutes.
   public var settings: [String: Int] {
     get {
-      let values: [(String, Int?)] = [
-        ("lock-on-screen-lock", onScreenLock.map { $0 ? 1 : 0 }),
-        ("lock-before-sleep", beforeSleep.map { $0 ? 1 : 0 }),
-        ("lock-at-logout", atLogout.map { $0 ? 1 : 0 }),
-        ("lock-after-idle", afterIdleMinutes), ("lock-after-unused", afterUnusedMinutes),
-      ]
-      return Dictionary(
-        uniqueKeysWithValues: values.compactMap { name, value in value.map { (name, $0) } })
+      var values: [String: Int] = [:]
+      for (name, path) in Self.switches { values[name] = self[keyPath: path].map { $0 ? 1 : 0 } }
+      for (name, path) in Self.timers { values[name] = self[keyPath: path] }
+      return values
     }
     set {
-      onScreenLock = newValue["lock-on-screen-lock"].map { $0 != 0 }
-      beforeSleep = newValue["lock-before-sleep"].map { $0 != 0 }
-      atLogout = newValue["lock-at-logout"].map { $0 != 0 }
-      afterIdleMinutes = newValue["lock-after-idle"]
-      afterUnusedMinutes = newValue["lock-after-unused"]
+      for (name, path) in Self.switches { self[keyPath: path] = newValue[name].map { $0 != 0 } }
+      for (name, path) in Self.timers { self[keyPath: path] = newValue[name] }
     }
+  }
+
+  /// A setting's value written as text (keychaind.conf, `keychainctl lock-policy`): `true`,
+  /// `yes`, `false` or `no` for a switch (1 or 0), a whole number of minutes for a timer; nil
+  /// for anything else, or a name that is not a setting.
+  public static func value(of name: String, from text: String) -> Int? {
+    if switchNames.contains(name) {
+      return ["true": 1, "yes": 1, "false": 0, "no": 0][text]
+    }
+    guard timerNames.contains(name), let minutes = Int(text), minutes >= 0 else { return nil }
+    return minutes
   }
 
   /// This policy with its unset settings taken from `defaults`.

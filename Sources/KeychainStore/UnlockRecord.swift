@@ -9,8 +9,7 @@ import GRDB
 
 /// One unlock of the login collection.
 public struct UnlockRecord: Codable, Equatable, Sendable {
-  /// How: "pam_gnome_keyring", "pam_exec", "keychaind --unlock", "password dialog",
-  /// "UnlockWithMasterPassword"; with a detail such as the program that asked.
+  /// How: one of `Route`'s.
   public var route: String
   public var time: Date
   /// /proc/sys/kernel/random/boot_id when it happened.
@@ -20,6 +19,21 @@ public struct UnlockRecord: Codable, Equatable, Sendable {
     self.route = route
     self.time = time
     self.bootID = bootID
+  }
+
+  /// The routes, as recorded and as `keychainctl doctor` shows them.
+  public enum Route {
+    /// pam_gnome_keyring.so, in the program that runs the PAM stack (gdm, login…).
+    public static func pamGnomeKeyring(in program: String) -> String {
+      "pam_gnome_keyring (in \(program))"
+    }
+    public static let pamExec = "pam_exec (keychainctl pam-unlock)"
+    public static let passwordDialog = "password dialog"
+    public static let masterPassword = "UnlockWithMasterPassword"
+    public static let commandLine = "keychaind --unlock"
+
+    /// Whether `route` is a login's: one of the PAM ones.
+    public static func isLogin(_ route: String) -> Bool { route.hasPrefix("pam_") }
   }
 
   /// This boot's id, or "" where the kernel does not say.

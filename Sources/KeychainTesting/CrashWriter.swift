@@ -103,8 +103,8 @@ struct CrashWriter: Sendable {
     switch call {
     case .create(let key, let secret):
       let properties: [String: DBusValue] = [
-        "org.freedesktop.Secret.Item.Label": .string("crash \(writer)/\(key)"),
-        "org.freedesktop.Secret.Item.Attributes": attributes(key).dbusValue,
+        ItemProperties.label: .string("crash \(writer)/\(key)"),
+        ItemProperties.attributes: attributes(key).dbusValue,
       ]
       paths[key] =
         try await connection.callSecretService(

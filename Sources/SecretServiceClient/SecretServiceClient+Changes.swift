@@ -57,8 +57,8 @@ extension SecretServiceClient {
     replace: Bool = false
   ) async throws -> ObjectPath {
     let properties: [String: DBusValue] = [
-      "org.freedesktop.Secret.Item.Label": .string(label),
-      "org.freedesktop.Secret.Item.Attributes": attributes.dbusValue,
+      ItemProperties.label: .string(label),
+      ItemProperties.attributes: attributes.dbusValue,
     ]
     let value = try secretValue(secret, contentType: contentType)
     var target = collection

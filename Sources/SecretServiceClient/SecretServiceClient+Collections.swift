@@ -53,7 +53,7 @@ extension SecretServiceClient {
   public func createCollection(label: String, alias: String = "") async throws -> ObjectPath {
     let (collection, prompt) = try await call(
       Self.service, SecretService.ServiceMethods.createCollection,
-      ["org.freedesktop.Secret.Collection.Label": DBusValue.string(label)], alias)
+      [CollectionProperties.label: DBusValue.string(label)], alias)
     if collection.rawValue != "/" { return collection }
     guard let created = try await complete(prompt)?.objectPath else {
       throw DBusError(.failed, "CreateCollection's prompt returned no collection")

@@ -17,7 +17,7 @@ extension SecretServiceClient {
     async throws -> ObjectPath
   {
     let properties: [String: DBusValue] = [
-      "org.freedesktop.Secret.Collection.Label": .string(label)
+      CollectionProperties.label: .string(label)
     ]
     let collection = try await call(
       Self.service, SecretService.GnomeKeyringMethods.createWithMasterPassword, properties,

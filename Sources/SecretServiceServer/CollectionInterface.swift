@@ -40,6 +40,7 @@ struct CollectionInterface: DBusInterface {
 
   func delete(_ request: MethodRequest) async throws -> ObjectPath {
     try await Blocking.run { [store, name] in try store.deleteCollection(name) }
+    state.lockPoliciesChanged()  // its own went with it
     await ChangeSignals(request, state: state).collectionDeleted(name)
     return SecretPath.none
   }

@@ -66,7 +66,7 @@ struct GnomeKeyringInterface: DBusInterface {
         try store.unlock(collection, password: password)
         if collection == KeychainStore.loginCollection {
           // Only for `keychainctl doctor`: failing to note it fails nothing.
-          try? store.recordLoginUnlock(route: "UnlockWithMasterPassword")
+          try? store.recordLoginUnlock(route: UnlockRecord.Route.masterPassword)
         }
         return hook?(password) ?? PasswordHookEffects()
       }

@@ -59,6 +59,7 @@ struct LockingInterface: DBusInterface {
     for (name, value) in changes { settings[name] = try Self.setting(name, value) }
     own.settings = settings
     try await Blocking.run { [own] in try store.setLockPolicy(own, of: collection) }
+    state.lockPoliciesChanged()
     state.logger.info("lock policy of \(collection): \(Self.describe(own))")
     return Self.values(own)
   }

@@ -156,7 +156,7 @@ final class PromptRunner: Sendable {
       try store.unlock(collection, password: password)
       if collection == KeychainStore.loginCollection {
         // Only for `keychainctl doctor`: failing to note it fails nothing.
-        try? store.recordLoginUnlock(route: "password dialog")
+        try? store.recordLoginUnlock(route: UnlockRecord.Route.passwordDialog)
       }
       return true
     } catch StoreError.wrongPassword {

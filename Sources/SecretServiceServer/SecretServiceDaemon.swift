@@ -134,8 +134,8 @@ public final class SecretServiceDaemon: Sendable {
   public func lock(
     on connection: Connection, where applies: (String, LockPolicy) -> Bool
   ) async -> [String] {
-    let (store, defaults) = (state.store, state.lockDefaults)
-    guard let own = try? store.lockPolicies() else { return [] }
+    let defaults = state.lockDefaults
+    guard let own = try? state.lockPolicies() else { return [] }
     let locked =
       (try? await ChangeSignals(connection: connection, state: state).lockEverything {
         applies($0, (own[$0] ?? LockPolicy()).over(defaults))
@@ -144,6 +144,11 @@ public final class SecretServiceDaemon: Sendable {
       for name in locked { uses[name] = nil }
     }
     return locked
+  }
+
+  /// Each collection's own lock settings (those it does not set follow the defaults).
+  public func lockPolicies() throws -> [String: LockPolicy] {
+    try state.lockPolicies()
   }
 
   /// How long ago a client last read or wrote a secret of `collection`, or it was unlocked;

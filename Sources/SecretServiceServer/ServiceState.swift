@@ -54,6 +54,27 @@ actor ServiceState {
   nonisolated let lastUse = Mutex<[String: ContinuousClock.Instant]>([:])
   /// keychaind.conf's lock settings, under each collection's own (`LockPolicy`).
   nonisolated let lockDefaults: LockPolicy
+  /// Each collection's own lock settings as last read from the store, and a generation that
+  /// `lockPoliciesChanged` moves on, so that a read racing a change is not kept.
+  private nonisolated let cachedPolicies = Mutex<
+    (policies: [String: LockPolicy]?, generation: Int)
+  >(
+    (nil, 0))
+
+  /// Each collection's own lock settings. Read from the store once and kept: keychaind is the
+  /// store's only writer and says when they change, and the lock timers ask four times a minute.
+  nonisolated func lockPolicies() throws -> [String: LockPolicy] {
+    let (cached, generation) = cachedPolicies.withLock { ($0.policies, $0.generation) }
+    if let cached { return cached }
+    let read = try store.lockPolicies()
+    cachedPolicies.withLock { if $0.generation == generation { $0.policies = read } }
+    return read
+  }
+
+  /// After a lock policy was set or a collection deleted: the next read goes to the store.
+  nonisolated func lockPoliciesChanged() {
+    cachedPolicies.withLock { $0 = (nil, $0.generation + 1) }
+  }
 
   /// Notes that a client read or wrote a secret of `collections` now.
   nonisolated func noteUse(_ collections: some Sequence<String>) {

@@ -61,8 +61,8 @@ struct ServiceClient {
     let (parameters, value) = try session.cipher.encrypt(
       SecureBytes(copying: plain ?? Self.secret(index: index, run: run)))
     let properties: [String: DBusValue] = [
-      "org.freedesktop.Secret.Item.Label": .string(Self.label(index)),
-      "org.freedesktop.Secret.Item.Attributes": Self.attributes(index: index, run: run).dbusValue,
+      ItemProperties.label: .string(Self.label(index)),
+      ItemProperties.attributes: Self.attributes(index: index, run: run).dbusValue,
     ]
     let secret = Secret(
       session: session.path, parameters: parameters, value: value, contentType: "text/plain")

@@ -201,7 +201,7 @@ struct Doctor: AsyncParsableCommand {
         detail: "not since this boot (last: \(when), by \(last.route))",
         advice: "log out and in again through a PAM stack with pam_gnome_keyring or pam-unlock")
     }
-    guard last.route.hasPrefix("pam_") else {
+    guard UnlockRecord.Route.isLogin(last.route) else {
       return Finding(
         check: check, level: .warning, detail: "at \(when) by \(last.route), not by the login",
         advice:

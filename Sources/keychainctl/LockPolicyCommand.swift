@@ -36,19 +36,18 @@ struct LockPolicyCommand: AsyncParsableCommand {
           "'\(setting)': expected NAME=VALUE with NAME one of \(LockPolicy.settingNames.joined(separator: ", "))"
         )
       }
-      let (name, value) = (parts[0], parts[1].lowercased())
-      if value == "default" {
+      let (name, text) = (parts[0], parts[1].lowercased())
+      let isSwitch = LockPolicy.switchNames.contains(name)
+      if text == "default" {
         reset.append(name)
-      } else if LockPolicy.switchNames.contains(name) {
-        guard let flag = ["true": true, "yes": true, "false": false, "no": false][value] else {
-          throw ValidationError("\(name) is true, false or default")
-        }
-        set[name] = .boolean(flag)
+      } else if let value = LockPolicy.value(of: name, from: text),
+        let minutes = UInt32(exactly: value)
+      {
+        set[name] = isSwitch ? .boolean(value != 0) : .uint32(minutes)
       } else {
-        guard let minutes = UInt32(value) else {
-          throw ValidationError("\(name) is a number of minutes, or default")
-        }
-        set[name] = .uint32(minutes)
+        throw ValidationError(
+          isSwitch
+            ? "\(name) is true, false or default" : "\(name) is a number of minutes, or default")
       }
     }
     return (set, reset)

@@ -37,7 +37,6 @@ final class AutoLock: Sendable {
 
   let daemon: SecretServiceDaemon
   let connection: Connection
-  let store: KeychainStore
   let defaults: LockPolicy
   let logger: Logger
   /// Seconds in a timer minute: 60, or KEYCHAIND_TEST_MINUTE_SECONDS for tests.
@@ -48,12 +47,11 @@ final class AutoLock: Sendable {
   private let idleSpell = Mutex<(since: ContinuousClock.Instant, locked: Set<String>)?>(nil)
 
   init(
-    daemon: SecretServiceDaemon, connection: Connection, store: KeychainStore,
+    daemon: SecretServiceDaemon, connection: Connection,
     defaults: LockPolicy, logger: Logger, environment: [String: String]
   ) {
     self.daemon = daemon
     self.connection = connection
-    self.store = store
     self.defaults = defaults
     self.logger = logger
     minute = environment["KEYCHAIND_TEST_MINUTE_SECONDS"].flatMap(Double.init) ?? 60
@@ -95,7 +93,7 @@ final class AutoLock: Sendable {
   /// Whether any collection, or the defaults, lock before sleep (and so need the inhibitor).
   var locksBeforeSleep: Bool {
     defaults.beforeSleep == true
-      || ((try? store.lockPolicies()) ?? [:]).values.contains { $0.beforeSleep == true }
+      || ((try? daemon.lockPolicies()) ?? [:]).values.contains { $0.beforeSleep == true }
   }
 
   /// Checks the idle and unused timers a few times a minute until cancelled; `tick` runs
@@ -111,8 +109,14 @@ final class AutoLock: Sendable {
   }
 
   private func checkTimers() async {
+    // Most set-ups have no timer at all: then nothing is looked at.
+    let policies = [defaults] + ((try? daemon.lockPolicies()) ?? [:]).values
+    let (anyIdle, anyUnused) = (
+      policies.contains { ($0.afterIdleMinutes ?? 0) > 0 },
+      policies.contains { ($0.afterUnusedMinutes ?? 0) > 0 }
+    )
     let limit = { (minutes: Int?) in Duration.seconds(Double(minutes ?? 0) * self.minute) }
-    if let spell = idleSpell.withLock({ $0 }) {
+    if anyIdle, let spell = idleSpell.withLock({ $0 }) {
       let idle = ContinuousClock.now - spell.since
       let locked = await lock("the session was idle") { name, policy in
         !spell.locked.contains(name) && (policy.afterIdleMinutes ?? 0) > 0
@@ -122,6 +126,7 @@ final class AutoLock: Sendable {
         if current?.since == spell.since { current?.locked.formUnion(locked) }
       }
     }
+    guard anyUnused else { return }
     var locked: [Int: [String]] = [:]
     _ = await daemon.lock(on: connection) { [daemon] name, policy in
       guard let minutes = policy.afterUnusedMinutes, minutes > 0,

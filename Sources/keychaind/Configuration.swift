@@ -12,24 +12,12 @@ struct Configuration: Equatable {
   var pinentry: String?
   /// Where the store lives.
   var dataDirectory: String?
-  /// Lock every collection when logind locks the session (screen lock).
-  var lockOnScreenLock = true
-  /// Lock every collection before the machine sleeps.
-  var lockBeforeSleep = true
-  /// Lock every collection after the session has been idle this many minutes; 0: never.
-  var lockAfterIdleMinutes = 0
-  /// Lock every collection when the user's last login session ends.
-  var lockWhenSessionsEnd = true
-  /// Lock every collection when no client has read or written a secret for this many
-  /// minutes; 0: never.
-  var lockAfterUnusedMinutes = 0
-
-  /// The lock settings, for collections that do not set their own.
-  var lockDefaults: LockPolicy {
-    LockPolicy(
-      onScreenLock: lockOnScreenLock, beforeSleep: lockBeforeSleep, atLogout: lockWhenSessionsEnd,
-      afterIdleMinutes: lockAfterIdleMinutes, afterUnusedMinutes: lockAfterUnusedMinutes)
-  }
+  /// When collections lock by themselves, for those that do not say otherwise (see
+  /// `LockPolicy`): on screen lock, before sleep and at the last logout; no idle or unused
+  /// timer.
+  var lockDefaults = LockPolicy(
+    onScreenLock: true, beforeSleep: true, atLogout: true, afterIdleMinutes: 0,
+    afterUnusedMinutes: 0)
 
   /// Why a configuration file was refused.
   struct Failure: Error, CustomStringConvertible {
@@ -71,24 +59,13 @@ struct Configuration: Equatable {
       switch key {
       case "pinentry": configuration.pinentry = value
       case "data-dir": configuration.dataDirectory = value
-      case "lock-after-idle", "lock-after-unused":
-        guard let minutes = Int(value), minutes >= 0 else {
-          throw Failure(description: "\(origin):\(number + 1): \(key) is a number of minutes")
+      case _ where LockPolicy.settingNames.contains(key):
+        guard let setting = LockPolicy.value(of: key, from: value) else {
+          let kind =
+            LockPolicy.switchNames.contains(key) ? "true or false" : "a number of minutes"
+          throw Failure(description: "\(origin):\(number + 1): \(key) is \(kind)")
         }
-        if key == "lock-after-idle" {
-          configuration.lockAfterIdleMinutes = minutes
-        } else {
-          configuration.lockAfterUnusedMinutes = minutes
-        }
-      case "lock-on-screen-lock", "lock-before-sleep", "lock-at-logout":
-        guard let flag = ["true": true, "yes": true, "false": false, "no": false][value] else {
-          throw Failure(description: "\(origin):\(number + 1): \(key) is true or false")
-        }
-        switch key {
-        case "lock-on-screen-lock": configuration.lockOnScreenLock = flag
-        case "lock-before-sleep": configuration.lockBeforeSleep = flag
-        default: configuration.lockWhenSessionsEnd = flag
-        }
+        configuration.lockDefaults.settings[key] = setting
       default:
         throw Failure(description: "\(origin):\(number + 1): unknown setting '\(key)'")
       }

@@ -149,8 +149,8 @@ struct Keychaind: AsyncParsableCommand {
         store: store, daemon: daemon, connection: connection, environment: environment,
         logger: logger, stop: { lifetime.stop($0) }))
     let autoLock = AutoLock(
-      daemon: daemon, connection: connection, store: store,
-      defaults: configuration.lockDefaults, logger: logger, environment: environment)
+      daemon: daemon, connection: connection, defaults: configuration.lockDefaults, logger: logger,
+      environment: environment)
     await autoLock.followScreenSaver()
     let sessionLock = await SessionLock.start(environment: environment, autoLock: autoLock)
     let timers = autoLock.runTimers { await sessionLock?.refreshInhibitor() }

@@ -74,8 +74,8 @@ struct LoginControl: ControlHandler {
   static func route(_ peer: pid_t) -> String {
     let program = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(peer)/exe"))
       .map { URL(fileURLWithPath: $0).lastPathComponent }
-    if program == "keychainctl" { return "pam_exec (keychainctl pam-unlock)" }
-    return "pam_gnome_keyring (in \(program ?? "pid \(peer)"))"
+    if program == "keychainctl" { return UnlockRecord.Route.pamExec }
+    return UnlockRecord.Route.pamGnomeKeyring(in: program ?? "pid \(peer)")
   }
 
   func change(old: SecureBytes, new: SecureBytes) -> ControlResult {

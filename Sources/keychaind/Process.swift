@@ -121,7 +121,7 @@ enum LoginUnlock {
   static func run(store: KeychainStore, password: SecureBytes, logger: Logger) throws {
     do {
       _ = try openLogin(
-        store: store, password: password, route: "keychaind --unlock", logger: logger)
+        store: store, password: password, route: UnlockRecord.Route.commandLine, logger: logger)
     } catch StoreError.wrongPassword {
       logger.critical("the password does not unlock the login collection")
       throw ExitCode(5)
