@@ -27,6 +27,10 @@ final class EventLoop: SerialExecutor, @unchecked Sendable {
   private let wakeWrite: Int32
   private let threadID = Mutex<pthread_t?>(nil)
 
+  /// Set when the loop thread itself asked for a wake-up: the loop is awake already, so the
+  /// next poll only must not block. (libdbus asks after every message it queues to send,
+  /// which is after every reply: a pipe write and two reads per call saved.)
+  private var wokenOnLoop = false
   fileprivate var watches: [OpaquePointer] = []
   fileprivate var timeouts: [(timeout: OpaquePointer, deadline: UInt64)] = []
   /// Called after each round of I/O and jobs; the connection dispatches its messages here.
@@ -111,6 +115,10 @@ final class EventLoop: SerialExecutor, @unchecked Sendable {
   }
 
   private func wake() {
+    if isCurrent {
+      wokenOnLoop = true
+      return
+    }
     var byte: UInt8 = 1
     _ = write(wakeWrite, &byte, 1)  // a full pipe already means "wake up"
   }
@@ -128,7 +136,8 @@ final class EventLoop: SerialExecutor, @unchecked Sendable {
       for closure in work.closures { closure() }
       for job in work.jobs { job.runSynchronously(on: asUnownedSerialExecutor()) }
       afterIteration?()
-      let idle = pending.withLock { $0.jobs.isEmpty && $0.closures.isEmpty }
+      let idle = pending.withLock { $0.jobs.isEmpty && $0.closures.isEmpty } && !wokenOnLoop
+      wokenOnLoop = false
       if stopping && idle && work.jobs.isEmpty && work.closures.isEmpty { break }
       pollOnce(timeoutMilliseconds: idle ? nextTimeoutMilliseconds() : 0)
     }
