@@ -136,6 +136,7 @@ extension KeychainStore {
       try db.execute(sql: "DELETE FROM collection WHERE id = ?", arguments: [id])
     }
     unlocked.withLock { $0[collection] = nil }
+    knownItems.forgetCollection(collection)
     metadata.forgetCollection(collection)
   }
 
@@ -150,12 +151,9 @@ extension KeychainStore {
       return try hasCollection(Self.loginCollection) ? Self.loginCollection : nil
     }
     return try lookup(persistent) { db in
-      try String.fetchOne(
-        db.cachedStatement(
-          sql:
-            "SELECT collection.name FROM alias JOIN collection ON collection.id = alias.collectionID WHERE alias.name = ?"
-        ),
-        arguments: [name])
+      try RawRead(db.cachedStatement(sql: StoreStatements.alias), [.text(name)]).first {
+        $0.text(0)
+      }
     }
   }
 

@@ -51,6 +51,7 @@ extension KeychainStore {
       label: label, contentType: contentType, attributes: attributes, secret: secret)
     let wanted = try digests(attributes)
     let stamp = Self.seconds(now())
+    let generation = knownItems.generation
     let (item, replaced, created) = try write(collection) { db in
       let collectionID = try collectionID(collection, db)
       if replace, let existing = try exactMatch(wanted, in: collection, db) {
@@ -68,6 +69,7 @@ extension KeychainStore {
         sql: "UPDATE collection SET modified = ? WHERE id = ?", arguments: [stamp, collectionID])
       return (item, false, stamp)
     }
+    knownItems.remember(item, seenIn: generation)
     metadata.remember(
       ItemInfo(
         id: item, label: label, attributes: attributes, contentType: contentType,
@@ -104,23 +106,26 @@ extension KeychainStore {
   }
 
   /// Item `item` read and decrypted under its collection's data key. The sealed blob is
-  /// decrypted where SQLite holds it, through a cursor row, so it is never copied first (for a
-  /// 10 MiB secret, one copy fewer per read).
+  /// decrypted where SQLite holds it, so it is never copied first (for a 10 MiB secret, one copy
+  /// fewer per read).
   static func openItem(_ item: ItemID, key: SecureBytes, _ db: Database) throws -> OpenedItem {
-    let rows = try Row.fetchCursor(
-      db.cachedStatement(sql: StoreStatements.loadItem), arguments: [item.id, item.collection])
-    guard let row = try rows.next() else { throw StoreError.noSuchItem }
-    do {
-      let record = try row.withUnsafeData(atIndex: 0) { sealed in
-        try (sealed ?? Data()).withUnsafeBytes {
+    let read = try RawRead(
+      db.cachedStatement(sql: StoreStatements.loadItem),
+      [.integer(item.id), .text(item.collection)])
+    let opened = try read.first { row in
+      do {
+        let record = try row.withBlob(0) {
           try AESGCM.open($0, key: key, associatedData: itemAAD(item))
         }
+        return OpenedItem(
+          payload: try ItemPayload(decoding: record), created: row.int64(1),
+          modified: row.int64(2))
+      } catch CryptoError.authenticationFailed {
+        throw StoreError.corrupt("item \(item) does not decrypt under its collection's key")
       }
-      return OpenedItem(
-        payload: try ItemPayload(decoding: record), created: row[1], modified: row[2])
-    } catch CryptoError.authenticationFailed {
-      throw StoreError.corrupt("item \(item) does not decrypt under its collection's key")
     }
+    guard let opened else { throw StoreError.noSuchItem }
+    return opened
   }
 
   private func read<T>(_ item: ItemID, _ body: (OpenedItem) throws -> T) throws -> T {
@@ -156,11 +161,16 @@ extension KeychainStore {
 
   /// Whether `item` exists (locked or not).
   public func exists(_ item: ItemID) throws -> Bool {
-    try lookup(database(for: item.collection)) { db in
-      try Int.fetchOne(
-        db.cachedStatement(sql: StoreStatements.itemExists), arguments: [item.id, item.collection])
-        != nil
+    if knownItems.contains(item) { return true }
+    let generation = knownItems.generation
+    let found = try lookup(database(for: item.collection)) { db in
+      try RawRead(
+        db.cachedStatement(sql: StoreStatements.itemExists),
+        [.integer(item.id), .text(item.collection)]
+      ).first { _ in true } ?? false
     }
+    if found { knownItems.remember(item, seenIn: generation) }
+    return found
   }
 
   /// Label, attributes, content type and dates of an unlocked item.
@@ -218,6 +228,7 @@ extension KeychainStore {
         sql: "UPDATE collection SET modified = ? WHERE id = ?",
         arguments: [Self.seconds(now()), collectionID])
     }
+    knownItems.forget(item)
     metadata.forget(item)
   }
 }

@@ -60,26 +60,31 @@ extension KeychainStore {
     // The text depends only on the number of pairs, so the prepared statement is reused.
     let statement = try db.cachedStatement(
       sql: StoreStatements.search(otherPairs: others.count, scoped: scope != nil))
-    let pairs: [any DatabaseValueConvertible] = [counted[0].0] + others
+    let pairs = ([counted[0].0] + others).map(RawArgument.blob)
+    var found: [ItemID] = []
     if let (name, id) = scope {
-      return try Int64.fetchAll(statement, arguments: StatementArguments(pairs + [id]))
-        .map { ItemID(collection: name, id: $0) }
+      try RawRead(statement, pairs + [.integer(id)]).forEachRow { row in
+        found.append(ItemID(collection: name, id: row.int64(0)))
+        return true
+      }
+    } else {
+      try RawRead(statement, pairs).forEachRow { row in
+        found.append(ItemID(collection: row.text(1), id: row.int64(0)))
+        return true
+      }
     }
-    return try Row.fetchAll(statement, arguments: StatementArguments(pairs))
-      .map { ItemID(collection: $0[1], id: $0[0]) }
+    return found
   }
 
   /// How many items have each pair of `digests`, counting at most `limit`: one statement for
   /// all of them (its text depends only on how many there are, so it is prepared once).
   private func itemCounts(_ digests: [Data], limit: Int, _ db: Database) throws -> [Int] {
-    let sql = StoreStatements.pairCounts(digests.count)
-    var arguments: [(any DatabaseValueConvertible)?] = []
-    for digest in digests { arguments += [digest, limit] }
-    guard
-      let row = try Row.fetchOne(
-        db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
-    else { return digests.map { _ in 0 } }
-    return (0..<digests.count).map { row[$0] }
+    let statement = try db.cachedStatement(sql: StoreStatements.pairCounts(digests.count))
+    let arguments = digests.flatMap { [RawArgument.blob($0), .integer(Int64(limit))] }
+    let counts = try RawRead(statement, arguments).first { row in
+      (0..<Int32(digests.count)).map { Int(row.int64($0)) }
+    }
+    return counts ?? digests.map { _ in 0 }
   }
 
   /// Items whose attributes include every pair of `attributes` (exact, case-sensitive), across

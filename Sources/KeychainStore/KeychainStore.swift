@@ -60,6 +60,8 @@ public final class KeychainStore: Sendable {
   let checkpoints: CheckpointSchedule
   /// Items' metadata seen while unlocked (see `ItemMetadataCache`).
   let metadata = ItemMetadataCache()
+  /// Items seen to exist, so that resolving an item path needs no query (see `KnownItems`).
+  let knownItems = KnownItems()
 
   /// Opens the store in `directory`, or creates one there if the directory holds none.
   /// - Parameters:
@@ -174,8 +176,10 @@ public final class KeychainStore: Sendable {
   /// The row id of `collection`, or `noSuchCollection`.
   func collectionID(_ collection: String, _ db: Database) throws -> Int64 {
     guard
-      let id = try Int64.fetchOne(
-        db, sql: "SELECT id FROM collection WHERE name = ?", arguments: [collection])
+      let id = try RawRead(
+        db.cachedStatement(sql: StoreStatements.collectionID), [.text(collection)]
+      )
+      .first({ $0.int64(0) })
     else { throw StoreError.noSuchCollection(collection) }
     return id
   }
@@ -208,9 +212,8 @@ public final class KeychainStore: Sendable {
   /// Whether a collection named `name` exists; reads no label, so it is cheap on every request.
   public func hasCollection(_ name: String) throws -> Bool {
     try lookup(database(for: name)) { db in
-      try Int64.fetchOne(
-        db.cachedStatement(sql: "SELECT id FROM collection WHERE name = ?"), arguments: [name])
-        != nil
+      try RawRead(db.cachedStatement(sql: StoreStatements.collectionID), [.text(name)])
+        .first { _ in true } ?? false
     }
   }
 

@@ -35,6 +35,15 @@ enum StoreStatements {
     return "SELECT " + Array(repeating: probe, count: count).joined(separator: ", ")
   }
 
+  /// The id of the collection named `?`: on every scoped read, so prepared once.
+  static let collectionID = "SELECT id FROM collection WHERE name = ?"
+
+  /// The name of the collection alias `?` names.
+  static let alias = """
+    SELECT collection.name FROM alias JOIN collection ON collection.id = alias.collectionID
+    WHERE alias.name = ?
+    """
+
   /// The number of index rows of item `?` (an exact match for replace has as many as asked).
   static let pairsOfItem = "SELECT COUNT(*) FROM item_digest WHERE itemID = ?"
 
