@@ -141,6 +141,7 @@ let package = Package(
       dependencies: [
         "KeychainDBus", "CKeychainProcess", "SecretServiceProtocol",
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "Logging", package: "swift-log"),
       ]),
 
     .testTarget(

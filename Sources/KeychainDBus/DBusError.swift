@@ -55,6 +55,11 @@ public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
 extension ErrorName {
   /// A generic failure; also what any unexpected Swift error becomes at the D-Bus boundary.
   public static let failed: ErrorName = "org.freedesktop.DBus.Error.Failed"
+
+  /// What any method may answer, so no declaration lists them: arguments its signature takes
+  /// but it refuses (`InvalidArgs`), an object gone meanwhile (`UnknownMethod`, as GDBus names
+  /// it), and an internal failure (`Failed`, its details in the log only).
+  public static let everyMethod: Set<ErrorName> = [.invalidArgs, .unknownMethod, .failed]
   /// The arguments have the wrong types or values.
   public static let invalidArgs: ErrorName = "org.freedesktop.DBus.Error.InvalidArgs"
   /// The object has no such method (for the interface given, if any).

@@ -62,9 +62,31 @@ public protocol DBusInterface: Sendable {
   /// Every readable property, for `GetAll`. The default reads them one by one; implement it
   /// when one lookup can answer all of them.
   func allProperties(_ request: MethodRequest) async throws -> [String: DBusValue]
+  /// The error names `member` is declared to answer; nil when the interface declares none
+  /// (a hand-written one). The default is nil.
+  func declaredErrors(of member: MemberName) -> Set<ErrorName>?
+}
+
+/// An interface whose methods are declared with their types and errors (`Takes…Returns`) and
+/// answered through a `MethodTable`: `call` and `declaredErrors` come from the table.
+public protocol DeclaredInterface: DBusInterface {
+  /// The interface's methods and their handlers.
+  static var methods: MethodTable<Self> { get }
+}
+
+extension DeclaredInterface {
+  public func call(_ request: MethodRequest) async throws -> [DBusValue] {
+    try await Self.methods.dispatch(self, request)
+  }
+
+  public func declaredErrors(of member: MemberName) -> Set<ErrorName>? {
+    Self.methods.errors(of: member)
+  }
 }
 
 extension DBusInterface {
+  public func declaredErrors(of member: MemberName) -> Set<ErrorName>? { nil }
+
   public func allProperties(_ request: MethodRequest) async throws -> [String: DBusValue] {
     var values: [String: DBusValue] = [:]
     for property in interfaceDescription.properties where property.access.isReadable {
@@ -171,7 +193,15 @@ public final class ObjectServer: MethodCallHandler {
         .unknownMethod, "No such method \(DBusError.curlyQuoted(request.member.rawValue))")
     }
     try ObjectServer.checkArguments(call, method)
-    let result = try await target.call(request)
+    let result: [DBusValue]
+    do {
+      result = try await target.call(request)
+    } catch {
+      checkDeclared(error, of: target, method.name)
+      throw error
+    }
+    // A declared interface's results are typed: they cannot differ from its declaration.
+    if target is any DeclaredInterface { return result }
     let signature = result.map(\.type.signature).joined()
     guard signature == method.outputSignature else {
       logger.error(
@@ -179,6 +209,18 @@ public final class ObjectServer: MethodCallHandler {
       throw DBusError(.failed, "internal error in the service")
     }
     return result
+  }
+
+  /// Logs an error a declared method answered that its declaration does not list: the
+  /// declaration is what clients and tests read as the contract. (The error is sent anyway.)
+  private func checkDeclared(_ error: any Error, of target: any DBusInterface, _ member: MemberName)
+  {
+    let name = (error as? DBusError)?.name ?? (error as? any DBusErrorConvertible)?.dbusError.name
+    guard let name, let declared = target.declaredErrors(of: member), !declared.contains(name)
+    else { return }
+    logger.error(
+      "\(target.interfaceDescription.name).\(member) answered \(name), which its declaration does not list"
+    )
   }
 
   static func checkArguments(_ call: Message, _ method: MethodDescription) throws(DBusError) {

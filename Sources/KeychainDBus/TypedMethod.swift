@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 //
-// A method declared once, with Swift types: `Takes<[String: String]>.Returns<[ObjectPath],
-// [ObjectPath]>("SearchItems", ["attributes"], ["unlocked", "locked"])`. The declaration gives
-// the introspection's description, decodes and encodes arguments and results on both sides,
-// and, through `MethodTable`, routes a call to a handler that is a typed Swift function. (Two
-// nested types because a generic type may declare one parameter pack only.)
+// A method declared once, with Swift types and the errors it answers:
+// `Takes<[String: String]>.Returns<[ObjectPath], [ObjectPath]>("SearchItems", ["attributes"],
+// ["unlocked", "locked"], errors: [])`. The declaration gives the introspection's description,
+// decodes and encodes arguments and results on both sides, and, through `MethodTable`, routes a
+// call to a handler that is a typed Swift function; an error the declaration does not list is
+// logged by the object server. (Two nested types because a generic type may declare one
+// parameter pack only.)
 
 /// The argument types of a method; see `Returns`.
 public struct Takes<each Input: DBusRepresentable> {
@@ -12,12 +14,15 @@ public struct Takes<each Input: DBusRepresentable> {
   public struct Returns<each Output: DBusRepresentable>: Sendable {
     public let interface: InterfaceName
     public let description: MethodDescription
+    /// The errors the method answers besides `ErrorName.everyMethod`.
+    public let errors: Set<ErrorName>
     public var name: MemberName { description.name }
 
     /// Declares `name` on `interface`; the names are those introspection shows, one per type.
+    /// `errors` are the error names the method answers besides those of every method.
     public init(
       _ interface: InterfaceName, _ name: MemberName, _ inputNames: [String] = [],
-      _ outputNames: [String] = []
+      _ outputNames: [String] = [], errors: Set<ErrorName>
     ) {
       var inputs: [DBusType] = []
       for type in repeat (each Input).self { inputs.append(type.dbusType) }
@@ -27,6 +32,7 @@ public struct Takes<each Input: DBusRepresentable> {
         inputs.count == inputNames.count && outputs.count == outputNames.count,
         "\(name): one name per argument and per result")
       self.interface = interface
+      self.errors = errors
       description = MethodDescription(
         name, inputs: zip(inputNames, inputs).map { ArgumentDescription($0, $1) },
         outputs: zip(outputNames, outputs).map { ArgumentDescription($0, $1) })
@@ -96,6 +102,7 @@ struct BodyReader {
 public struct MethodTable<Target: Sendable>: Sendable {
   public typealias Handler = @Sendable (Target, MethodRequest) async throws -> [DBusValue]
   @usableFromInline var handlers: [MemberName: Handler] = [:]
+  @usableFromInline var declaredErrors: [MemberName: Set<ErrorName>] = [:]
   @usableFromInline var added: [MethodDescription] = []
   /// The methods' descriptions, in the order they were added (the introspection's order).
   public var descriptions: [MethodDescription] { added }
@@ -116,12 +123,16 @@ public struct MethodTable<Target: Sendable>: Sendable {
       (repeat each Output)
   ) {
     added.append(method.description)
+    declaredErrors[method.name] = method.errors.union(ErrorName.everyMethod)
     handlers[method.name] = { target, request in
       let arguments = try method.decodeArguments(request.arguments)
       let results = try await handler(target)(request, repeat each arguments)
       return method.results(repeat each results)
     }
   }
+
+  /// The error names `member` may answer, every method's included.
+  public func errors(of member: MemberName) -> Set<ErrorName>? { declaredErrors[member] }
 
   /// Runs the handler of the request's method.
   public func dispatch(_ target: Target, _ request: MethodRequest) async throws -> [DBusValue] {

@@ -94,6 +94,12 @@ public final class DaemonProcess: Sendable {
   /// What the daemon logged so far.
   public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
+  /// The daemon's log lines that report an error a method answered that its declaration does
+  /// not list (see `CapturedLog.isUndeclaredError`).
+  public var undeclaredErrors: [String] {
+    log.split(separator: "\n").map(String.init).filter(CapturedLog.isUndeclaredError)
+  }
+
   /// The environment for a client of this daemon.
   public var environment: [String: String] { bus.environment(home: home.path) }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 //
-// The Secret Service's methods, declared once with their Swift types (see `Takes`): the daemon
-// dispatches to typed handlers and describes itself from these, and clients call through them.
+// The Secret Service's methods, declared once with their Swift types and the errors they answer
+// (see `Takes`): the daemon dispatches to typed handlers and describes itself from these, and
+// logs any error a handler answers that is not listed here; clients call through them. Every
+// method may also answer `ErrorName.everyMethod` (InvalidArgs, UnknownMethod, Failed).
 // Argument names are the specification's as gnome-keyring introspects them (dbus/
 // org.freedesktop.Secret.xml is checked against the daemon's introspection).
 
@@ -11,63 +13,73 @@ extension SecretService {
   /// `org.freedesktop.Secret.Service`, with gnome-keyring's LockService and ChangeLock.
   public enum ServiceMethods {
     public static let openSession = Takes<String, DBusValue>.Returns<DBusValue, ObjectPath>(
-      serviceInterface, "OpenSession", ["algorithm", "input"], ["output", "result"])
+      serviceInterface, "OpenSession", ["algorithm", "input"], ["output", "result"],
+      errors: [.notSupported, .limitsExceeded])
     public static let createCollection = Takes<[String: DBusValue], String>
       .Returns<ObjectPath, ObjectPath>(
-        serviceInterface, "CreateCollection", ["properties", "alias"], ["collection", "prompt"])
+        serviceInterface, "CreateCollection", ["properties", "alias"], ["collection", "prompt"],
+        errors: [.limitsExceeded])
     public static let searchItems = Takes<[String: String]>.Returns<[ObjectPath], [ObjectPath]>(
-      serviceInterface, "SearchItems", ["attributes"], ["unlocked", "locked"])
+      serviceInterface, "SearchItems", ["attributes"], ["unlocked", "locked"], errors: [])
     public static let unlock = Takes<[ObjectPath]>.Returns<[ObjectPath], ObjectPath>(
-      serviceInterface, "Unlock", ["objects"], ["unlocked", "prompt"])
+      serviceInterface, "Unlock", ["objects"], ["unlocked", "prompt"], errors: [.limitsExceeded])
     public static let lock = Takes<[ObjectPath]>.Returns<[ObjectPath], ObjectPath>(
-      serviceInterface, "Lock", ["objects"], ["locked", "Prompt"])
+      serviceInterface, "Lock", ["objects"], ["locked", "Prompt"], errors: [])
     public static let getSecrets = Takes<[ObjectPath], ObjectPath>.Returns<[ObjectPath: Secret]>(
-      serviceInterface, "GetSecrets", ["items", "session"], ["secrets"])
+      serviceInterface, "GetSecrets", ["items", "session"], ["secrets"],
+      errors: [.noSession, .accessDenied])
     public static let readAlias = Takes<String>.Returns<ObjectPath>(
-      serviceInterface, "ReadAlias", ["name"], ["collection"])
+      serviceInterface, "ReadAlias", ["name"], ["collection"], errors: [])
     public static let setAlias = Takes<String, ObjectPath>.ReturnsNothing(
-      serviceInterface, "SetAlias", ["name", "collection"])
+      serviceInterface, "SetAlias", ["name", "collection"], errors: [.noSuchObject, .ioError])
     /// gnome-keyring's: desktops' "lock keyring" buttons call it.
-    public static let lockService = NoArguments.ReturnsNothing(serviceInterface, "LockService")
+    public static let lockService = NoArguments.ReturnsNothing(
+      serviceInterface, "LockService", errors: [])
     /// gnome-keyring's: change a collection's password through a prompt.
     public static let changeLock = Takes<ObjectPath>.Returns<ObjectPath>(
-      serviceInterface, "ChangeLock", ["collection"], ["prompt"])
+      serviceInterface, "ChangeLock", ["collection"], ["prompt"],
+      errors: [.noSuchObject, .notSupported, .limitsExceeded])
   }
 
   /// `org.freedesktop.Secret.Collection`.
   public enum CollectionMethods {
     public static let delete = NoArguments.Returns<ObjectPath>(
-      collectionInterface, "Delete", [], ["prompt"])
+      collectionInterface, "Delete", [], ["prompt"], errors: [.noSuchObject, .ioError])
     public static let searchItems = Takes<[String: String]>.Returns<[ObjectPath]>(
-      collectionInterface, "SearchItems", ["attributes"], ["results"])
+      collectionInterface, "SearchItems", ["attributes"], ["results"], errors: [.noSuchObject])
     public static let createItem = Takes<[String: DBusValue], Secret, Bool>
       .Returns<ObjectPath, ObjectPath>(
         collectionInterface, "CreateItem", ["properties", "secret", "replace"],
-        ["item", "prompt"])
+        ["item", "prompt"],
+        errors: [.noSession, .accessDenied, .isLocked, .noSuchObject, .ioError, .limitsExceeded])
   }
 
   /// `org.freedesktop.Secret.Item`.
   public enum ItemMethods {
     public static let delete = NoArguments.Returns<ObjectPath>(
-      itemInterface, "Delete", [], ["Prompt"])
+      itemInterface, "Delete", [], ["Prompt"], errors: [.isLocked, .noSuchObject, .ioError])
     public static let getSecret = Takes<ObjectPath>.Returns<Secret>(
-      itemInterface, "GetSecret", ["session"], ["secret"])
+      itemInterface, "GetSecret", ["session"], ["secret"],
+      errors: [.noSession, .accessDenied, .isLocked, .noSuchObject])
     public static let setSecret = Takes<Secret>.ReturnsNothing(
-      itemInterface, "SetSecret", ["secret"])
+      itemInterface, "SetSecret", ["secret"],
+      errors: [.noSession, .accessDenied, .isLocked, .noSuchObject, .ioError, .limitsExceeded])
   }
 }
 
 extension SecretService {
   /// `org.freedesktop.Secret.Session`.
   public enum SessionMethods {
-    public static let close = NoArguments.ReturnsNothing(sessionInterface, "Close")
+    public static let close = NoArguments.ReturnsNothing(
+      sessionInterface, "Close", errors: [.noSession, .accessDenied])
   }
 
   /// `org.freedesktop.Secret.Prompt`.
   public enum PromptMethods {
     public static let prompt = Takes<String>.ReturnsNothing(
-      promptInterface, "Prompt", ["window-id"])
-    public static let dismiss = NoArguments.ReturnsNothing(promptInterface, "Dismiss")
+      promptInterface, "Prompt", ["window-id"], errors: [.accessDenied, .alreadyExists])
+    public static let dismiss = NoArguments.ReturnsNothing(
+      promptInterface, "Dismiss", errors: [.accessDenied])
   }
 
   /// gnome-keyring's extension: collections made, opened and re-keyed with a password the
@@ -75,36 +87,43 @@ extension SecretService {
   public enum GnomeKeyringMethods {
     public static let changeWithMasterPassword = Takes<ObjectPath, Secret, Secret>
       .ReturnsNothing(
-        gnomeInternalInterface, "ChangeWithMasterPassword", ["collection", "original", "master"])
+        gnomeInternalInterface, "ChangeWithMasterPassword", ["collection", "original", "master"],
+        errors: [.noSession, .accessDenied, .noSuchObject, .gnomeDenied, .notSupported, .ioError])
     public static let changeWithPrompt = Takes<ObjectPath>.Returns<ObjectPath>(
-      gnomeInternalInterface, "ChangeWithPrompt", ["collection"], ["prompt"])
+      gnomeInternalInterface, "ChangeWithPrompt", ["collection"], ["prompt"],
+      errors: [.noSuchObject, .notSupported, .limitsExceeded])
     public static let createWithMasterPassword = Takes<[String: DBusValue], Secret>
       .Returns<ObjectPath>(
         gnomeInternalInterface, "CreateWithMasterPassword", ["attributes", "password"],
-        ["collection"])
+        ["collection"], errors: [.noSession, .accessDenied, .ioError, .limitsExceeded])
     public static let unlockWithMasterPassword = Takes<ObjectPath, Secret>.ReturnsNothing(
-      gnomeInternalInterface, "UnlockWithMasterPassword", ["collection", "master"])
+      gnomeInternalInterface, "UnlockWithMasterPassword", ["collection", "master"],
+      errors: [.noSession, .accessDenied, .noSuchObject, .gnomeDenied, .ioError])
   }
 
   /// keychaind's `org.keychain_linux.Import`.
   public enum ImportMethods {
     public static let importGnomeKeyring = Takes<String, [Secret], Bool>
       .Returns<[[String: DBusValue]]>(
-        importInterface, "ImportGnomeKeyring", ["directory", "passwords", "dry_run"], ["files"])
+        importInterface, "ImportGnomeKeyring", ["directory", "passwords", "dry_run"], ["files"],
+        errors: [.noSession, .accessDenied, .ioError])
     public static let importBackup = Takes<String, Secret, Bool>.Returns<[[String: DBusValue]]>(
-      importInterface, "ImportBackup", ["file", "passphrase", "dry_run"], ["collections"])
+      importInterface, "ImportBackup", ["file", "passphrase", "dry_run"], ["collections"],
+      errors: [.noSession, .accessDenied, .ioError])
   }
 
   /// keychaind's `org.keychain_linux.Locking`.
   public enum LockingMethods {
     public static let getLockPolicy = Takes<ObjectPath>
       .Returns<[String: DBusValue], [String: DBusValue]>(
-        lockingInterface, "GetLockPolicy", ["collection"], ["own", "effective"])
+        lockingInterface, "GetLockPolicy", ["collection"], ["own", "effective"],
+        errors: [.noSuchObject])
     public static let setLockPolicy = Takes<ObjectPath, [String: DBusValue], [String]>
       .Returns<[String: DBusValue]>(
-        lockingInterface, "SetLockPolicy", ["collection", "set", "reset"], ["own"])
+        lockingInterface, "SetLockPolicy", ["collection", "set", "reset"], ["own"],
+        errors: [.noSuchObject, .ioError])
     public static let lastLoginUnlock = NoArguments.Returns<String, Int64, String>(
-      lockingInterface, "LastLoginUnlock", [], ["route", "time", "boot_id"])
+      lockingInterface, "LastLoginUnlock", [], ["route", "time", "boot_id"], errors: [])
   }
 
   /// The Secret portal's backend, `org.freedesktop.impl.portal.Secret`, which
@@ -114,6 +133,7 @@ extension SecretService {
     public static let retrieveSecret = Takes<
       ObjectPath, String, PassedDescriptor, [String: DBusValue]
     >.Returns<UInt32, [String: DBusValue]>(
-      interface, "RetrieveSecret", ["handle", "app_id", "fd", "options"], ["response", "results"])
+      interface, "RetrieveSecret", ["handle", "app_id", "fd", "options"], ["response", "results"],
+      errors: [.accessDenied])
   }
 }

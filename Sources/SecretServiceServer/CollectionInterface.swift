@@ -7,7 +7,7 @@ import KeychainStore
 import SecretServiceProtocol
 
 /// `org.freedesktop.Secret.Collection` for one collection, reached by its own path or an alias.
-struct CollectionInterface: DBusInterface {
+struct CollectionInterface: DeclaredInterface {
   let state: ServiceState
   /// The store's name of the collection.
   let name: String
@@ -33,10 +33,6 @@ struct CollectionInterface: DBusInterface {
   var interfaceDescription: InterfaceDescription { Self.description }
 
   var path: ObjectPath { Resolver.path(ofCollection: name) }
-
-  func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    try await Self.methods.dispatch(self, request)
-  }
 
   func delete(_ request: MethodRequest) async throws -> ObjectPath {
     try await Blocking.run { [store, name] in try store.deleteCollection(name) }
@@ -147,7 +143,7 @@ struct CollectionInterface: DBusInterface {
 }
 
 /// `org.freedesktop.Secret.Item` for one item.
-struct ItemInterface: DBusInterface {
+struct ItemInterface: DeclaredInterface {
   let state: ServiceState
   let item: ItemID
   var store: KeychainStore { state.store }
@@ -167,10 +163,6 @@ struct ItemInterface: DBusInterface {
   var interfaceDescription: InterfaceDescription { Self.description }
 
   var path: ObjectPath { Resolver.path(of: item) }
-
-  func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    try await Self.methods.dispatch(self, request)
-  }
 
   func delete(_ request: MethodRequest) async throws -> ObjectPath {
     guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.delete }

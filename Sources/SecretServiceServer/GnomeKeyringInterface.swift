@@ -9,7 +9,7 @@ import SecretServiceProtocol
 /// object: collections created, unlocked and re-keyed with a password the caller sends through
 /// its session instead of a prompt (headless scripts, kiosks), and Seahorse's "change password"
 /// (`ChangeWithPrompt`).
-struct GnomeKeyringInterface: DBusInterface {
+struct GnomeKeyringInterface: DeclaredInterface {
   let state: ServiceState
   var store: KeychainStore { state.store }
 
@@ -26,10 +26,6 @@ struct GnomeKeyringInterface: DBusInterface {
   static let description = InterfaceDescription(
     SecretService.gnomeInternalInterface, methods: methods.descriptions)
   var interfaceDescription: InterfaceDescription { Self.description }
-
-  func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    try await Self.methods.dispatch(self, request)
-  }
 
   func createWithMasterPassword(
     _ request: MethodRequest, attributes properties: [String: DBusValue], password: Secret

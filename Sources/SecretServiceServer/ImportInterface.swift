@@ -13,7 +13,7 @@ import KeychainStore
 import Logging
 import SecretServiceProtocol
 
-struct ImportInterface: DBusInterface {
+struct ImportInterface: DeclaredInterface {
   let state: ServiceState
 
   static let methods = MethodTable<ImportInterface> { table in
@@ -25,10 +25,6 @@ struct ImportInterface: DBusInterface {
     SecretService.importInterface, methods: methods.descriptions,
     signals: [SecretService.ImportSignals.progress.description])
   var interfaceDescription: InterfaceDescription { Self.description }
-
-  func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    try await Self.methods.dispatch(self, request)
-  }
 
   func importGnomeKeyring(
     _ request: MethodRequest, directory path: String, passwords secrets: [Secret], dryRun: Bool

@@ -10,7 +10,7 @@ import KeychainDBus
 import KeychainStore
 import SecretServiceProtocol
 
-struct LockingInterface: DBusInterface {
+struct LockingInterface: DeclaredInterface {
   let state: ServiceState
   var store: KeychainStore { state.store }
 
@@ -25,10 +25,6 @@ struct LockingInterface: DBusInterface {
   static let description = InterfaceDescription(
     SecretService.lockingInterface, methods: methods.descriptions)
   var interfaceDescription: InterfaceDescription { Self.description }
-
-  func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    try await Self.methods.dispatch(self, request)
-  }
 
   /// Route ("" if none was recorded), Unix time, and the boot id at that time.
   func lastLoginUnlock(_ request: MethodRequest) async throws -> (String, Int64, String) {

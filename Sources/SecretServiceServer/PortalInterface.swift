@@ -22,7 +22,7 @@ import SecretServiceProtocol
   import Glibc
 #endif
 
-struct PortalInterface: DBusInterface {
+struct PortalInterface: DeclaredInterface {
   let state: ServiceState
 
   static let path: ObjectPath = "/org/freedesktop/portal/desktop"
@@ -48,10 +48,6 @@ struct PortalInterface: DBusInterface {
   func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue {
     guard name == "version" else { throw DBusError.noSuchProperty(name) }
     return .uint32(1)
-  }
-
-  func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    try await Self.methods.dispatch(self, request)
   }
 
   /// The app's key, written to `fd`; `handle` and `options` are not used (keychaind shows no

@@ -6,7 +6,7 @@ import KeychainStore
 import SecretServiceProtocol
 
 /// `org.freedesktop.Secret.Service` at `/org/freedesktop/secrets`.
-struct ServiceInterface: DBusInterface {
+struct ServiceInterface: DeclaredInterface {
   let state: ServiceState
   var store: KeychainStore { state.store }
 
@@ -36,10 +36,6 @@ struct ServiceInterface: DBusInterface {
       SecretService.ServiceSignals.collectionChanged.description,
     ])
   var interfaceDescription: InterfaceDescription { Self.description }
-
-  func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    try await Self.methods.dispatch(self, request)
-  }
 
   func openSession(_ request: MethodRequest, algorithm: String, input: DBusValue) async throws
     -> (DBusValue, ObjectPath)

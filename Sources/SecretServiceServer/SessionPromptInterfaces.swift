@@ -4,7 +4,7 @@ import KeychainDBus
 import SecretServiceProtocol
 
 /// `org.freedesktop.Secret.Session`: only its owner may close it.
-struct SessionInterface: DBusInterface {
+struct SessionInterface: DeclaredInterface {
   let state: ServiceState
   let id: String
 
@@ -17,10 +17,6 @@ struct SessionInterface: DBusInterface {
     SecretService.sessionInterface, methods: methods.descriptions)
   var interfaceDescription: InterfaceDescription { Self.description }
 
-  func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    try await Self.methods.dispatch(self, request)
-  }
-
   func close(_ request: MethodRequest) async throws {
     try state.sessions.close(id, caller: request.caller)
   }
@@ -29,7 +25,7 @@ struct SessionInterface: DBusInterface {
 /// `org.freedesktop.Secret.Prompt`. `Prompt()` returns at once; the dialog runs afterwards and
 /// `Completed` follows it, carrying the typed result (`ao` for unlocking, `o` for creating).
 /// `Dismiss()` closes a running dialog, and the prompt completes dismissed.
-struct PromptInterface: DBusInterface {
+struct PromptInterface: DeclaredInterface {
   let state: ServiceState
   let id: String
 
@@ -43,10 +39,6 @@ struct PromptInterface: DBusInterface {
     SecretService.promptInterface, methods: methods.descriptions,
     signals: [SecretService.PromptSignals.completed.description])
   var interfaceDescription: InterfaceDescription { Self.description }
-
-  func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    try await Self.methods.dispatch(self, request)
-  }
 
   func dismiss(_ request: MethodRequest) async throws {
     let (path, connection) = (SecretPath.prompt(id).objectPath, request.connection)

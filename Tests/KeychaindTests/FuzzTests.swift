@@ -127,6 +127,8 @@ import Testing
     // Well-typed calls get past the argument checks and succeed, not only fail.
     #expect(outcomes["reply", default: 0] > calls / 20, "\(outcomes)")
     #expect(daemon.isRunning, "seed \(seed)")
+    // Every error answered is one its method declares.
+    #expect(daemon.undeclaredErrors == [], "seed \(seed)")
     // A random LockService may have locked it (that is allowed); its data must survive.
     _ = try await call(
       keeper, Self.base, SecretService.gnomeInternalInterface, "UnlockWithMasterPassword",

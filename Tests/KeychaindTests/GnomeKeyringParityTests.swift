@@ -358,6 +358,8 @@ private struct ParityCall: Sendable {
       }
     }
     #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
+    // Each error answered is one its method's declaration lists.
+    #expect(daemon.undeclaredErrors == [])
   }
 
   /// The differences README lists, as each provider answers them today: if either changes,

@@ -25,6 +25,7 @@ import Testing
     let directory: TemporaryDirectory
     let store: KeychainStore
     let transport: InMemoryTransport
+    let log = CapturedLog()
 
     init() throws {
       directory = try TemporaryDirectory(prefix: "in-memory-tree")
@@ -32,7 +33,7 @@ import Testing
       try store.createCollection(
         name: "login", label: "Login", password: SecureBytes(copying: Array("pw".utf8)))
       let daemon = SecretServiceDaemon(
-        store: store, pinentry: nil, logger: Logger(label: "in-memory-tree"))
+        store: store, pinentry: nil, logger: log.logger(label: "in-memory-tree"))
       transport = InMemoryTransport(serving: daemon.objectServer())
     }
 
@@ -148,5 +149,7 @@ import Testing
       await error {
         try await harness.call(Self.service, SecretService.serviceInterface, "Frobnicate")
       } == .unknownMethod)
+    // Each of these errors is one its method declares.
+    #expect(harness.log.undeclaredErrors == [])
   }
 }
