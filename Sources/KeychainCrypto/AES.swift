@@ -5,43 +5,6 @@
 
 import CKeychainGcrypt
 
-/// One libgcrypt cipher context, closed (and wiped: it is opened secure) when freed.
-private final class Cipher {
-  let handle: OpaquePointer
-
-  init(algorithm: gcry_cipher_algos, mode: gcry_cipher_modes, key: SecureBytes)
-    throws
-  {
-    Gcrypt.ensureInitialized()
-    var handle: OpaquePointer?
-    try Gcrypt.check(
-      gcry_cipher_open(
-        &handle, Int32(algorithm.rawValue), Int32(mode.rawValue),
-        UInt32(GCRY_CIPHER_SECURE.rawValue)))
-    self.handle = handle!
-    try key.withUnsafeBytes { k in
-      try Gcrypt.check(gcry_cipher_setkey(self.handle, k.baseAddress, k.count))
-    }
-  }
-
-  deinit { gcry_cipher_close(handle) }
-
-  func setIV(_ iv: [UInt8]) throws {
-    try Gcrypt.check(gcry_cipher_setiv(handle, iv, iv.count))
-  }
-
-  /// Runs `operation` (encrypt or decrypt) from `input` to `output`, both `count` bytes.
-  func apply(
-    _ operation: (OpaquePointer, UnsafeMutableRawPointer?, Int, UnsafeRawPointer?, Int) ->
-      gcry_error_t,
-    input: UnsafeRawBufferPointer, output: UnsafeMutableRawBufferPointer
-  ) throws {
-    guard input.count > 0 else { return }
-    try Gcrypt.check(
-      operation(handle, output.baseAddress, output.count, input.baseAddress, input.count))
-  }
-}
-
 /// AES-256 in Galois/Counter Mode: authenticated encryption with associated data.
 public enum AESGCM {
   /// Key size in bytes.
@@ -56,30 +19,36 @@ public enum AESGCM {
   public static func seal<Bytes: ByteInput>(
     _ plaintext: Bytes, key: SecureBytes, associatedData: [UInt8] = [], nonce: [UInt8]? = nil
   ) throws -> [UInt8] {
-    guard key.count == keySize else {
-      throw CryptoError.invalidInput("AES-256 needs a 32-byte key")
-    }
+    try seal(plaintext, key: CipherKey.gcm(key), associatedData: associatedData, nonce: nonce)
+  }
+
+  /// `seal` under a key kept for many operations (see `CipherKey`).
+  public static func seal<Bytes: ByteInput>(
+    _ plaintext: Bytes, key: CipherKey, associatedData: [UInt8] = [], nonce: [UInt8]? = nil
+  ) throws -> [UInt8] {
     let nonce = nonce ?? Random.bytes(count: nonceSize)
     guard nonce.count == nonceSize else {
       throw CryptoError.invalidInput("GCM nonce must be 12 bytes")
     }
-    let cipher = try Cipher(algorithm: GCRY_CIPHER_AES256, mode: GCRY_CIPHER_MODE_GCM, key: key)
-    try cipher.setIV(nonce)
-    try Gcrypt.check(gcry_cipher_authenticate(cipher.handle, associatedData, associatedData.count))
-    return try plaintext.withUnsafeBytes { input in
-      var sealed = nonce + [UInt8](repeating: 0, count: input.count + tagSize)
-      try sealed.withUnsafeMutableBytes { out in
-        let body = UnsafeMutableRawBufferPointer(
-          rebasing: out[nonceSize..<(nonceSize + input.count)])
-        try cipher.apply(gcry_cipher_encrypt, input: input, output: body)
-        if input.count == 0 {
-          // GCM over empty input still needs the final call for a correct tag.
-          try Gcrypt.check(gcry_cipher_encrypt(cipher.handle, nil, 0, nil, 0))
+    return try key.withCipher { cipher in
+      try nonce.withUnsafeBytes { try cipher.setIV($0) }
+      try Gcrypt.check(
+        gcry_cipher_authenticate(cipher.handle, associatedData, associatedData.count))
+      return try plaintext.withUnsafeBytes { input in
+        var sealed = nonce + [UInt8](repeating: 0, count: input.count + tagSize)
+        try sealed.withUnsafeMutableBytes { out in
+          let body = UnsafeMutableRawBufferPointer(
+            rebasing: out[nonceSize..<(nonceSize + input.count)])
+          try cipher.apply(gcry_cipher_encrypt, input: input, output: body)
+          if input.count == 0 {
+            // GCM over empty input still needs the final call for a correct tag.
+            try Gcrypt.check(gcry_cipher_encrypt(cipher.handle, nil, 0, nil, 0))
+          }
+          try Gcrypt.check(
+            gcry_cipher_gettag(cipher.handle, out.baseAddress! + nonceSize + input.count, tagSize))
         }
-        try Gcrypt.check(
-          gcry_cipher_gettag(cipher.handle, out.baseAddress! + nonceSize + input.count, tagSize))
+        return sealed
       }
-      return sealed
     }
   }
 
@@ -88,22 +57,27 @@ public enum AESGCM {
   public static func open<Bytes: ByteInput>(
     _ sealed: Bytes, key: SecureBytes, associatedData: [UInt8] = []
   ) throws -> SecureBytes {
-    guard key.count == keySize else {
-      throw CryptoError.invalidInput("AES-256 needs a 32-byte key")
-    }
-    return try sealed.withUnsafeBytes { all in
+    try open(sealed, key: CipherKey.gcm(key), associatedData: associatedData)
+  }
+
+  /// `open` under a key kept for many operations (see `CipherKey`).
+  public static func open<Bytes: ByteInput>(
+    _ sealed: Bytes, key: CipherKey, associatedData: [UInt8] = []
+  ) throws -> SecureBytes {
+    try sealed.withUnsafeBytes { all in
       guard all.count >= nonceSize + tagSize else { throw CryptoError.authenticationFailed }
-      let cipher = try Cipher(algorithm: GCRY_CIPHER_AES256, mode: GCRY_CIPHER_MODE_GCM, key: key)
-      try cipher.setIV(Array(all[0..<nonceSize]))
-      try Gcrypt.check(
-        gcry_cipher_authenticate(cipher.handle, associatedData, associatedData.count))
-      let length = all.count - nonceSize - tagSize
-      return try SecureBytes(count: length) { out in
-        let body = UnsafeRawBufferPointer(rebasing: all[nonceSize..<(nonceSize + length)])
-        try cipher.apply(gcry_cipher_decrypt, input: body, output: out)
-        if length == 0 { try Gcrypt.check(gcry_cipher_decrypt(cipher.handle, nil, 0, nil, 0)) }
+      return try key.withCipher { cipher in
+        try cipher.setIV(UnsafeRawBufferPointer(rebasing: all[0..<nonceSize]))
         try Gcrypt.check(
-          gcry_cipher_checktag(cipher.handle, all.baseAddress! + nonceSize + length, tagSize))
+          gcry_cipher_authenticate(cipher.handle, associatedData, associatedData.count))
+        let length = all.count - nonceSize - tagSize
+        return try SecureBytes(count: length) { out in
+          let body = UnsafeRawBufferPointer(rebasing: all[nonceSize..<(nonceSize + length)])
+          try cipher.apply(gcry_cipher_decrypt, input: body, output: out)
+          if length == 0 { try Gcrypt.check(gcry_cipher_decrypt(cipher.handle, nil, 0, nil, 0)) }
+          try Gcrypt.check(
+            gcry_cipher_checktag(cipher.handle, all.baseAddress! + nonceSize + length, tagSize))
+        }
       }
     }
   }
@@ -125,10 +99,20 @@ public enum AESCBC {
   public static func encrypt<Bytes: ByteInput>(_ plaintext: Bytes, key: SecureBytes, iv: [UInt8])
     throws -> [UInt8]
   {
-    try check(key: key, iv: iv)
-    let cipher = try Cipher(algorithm: GCRY_CIPHER_AES, mode: GCRY_CIPHER_MODE_CBC, key: key)
-    try cipher.setIV(iv)
-    return try plaintext.withUnsafeBytes { input in
+    try encrypt(plaintext, key: CipherKey.cbc(key), iv: iv)
+  }
+
+  /// `encrypt` under a key kept for many operations (see `CipherKey`).
+  public static func encrypt<Bytes: ByteInput>(_ plaintext: Bytes, key: CipherKey, iv: [UInt8])
+    throws -> [UInt8]
+  {
+    try withCipher(key, iv: iv) { cipher in try encrypt(plaintext, cipher) }
+  }
+
+  private static func encrypt<Bytes: ByteInput>(_ plaintext: Bytes, _ cipher: Cipher) throws
+    -> [UInt8]
+  {
+    try plaintext.withUnsafeBytes { input in
       let whole = input.count - input.count % blockSize
       let last = SecureBytes(count: blockSize) { block in
         let tail = UnsafeRawBufferPointer(rebasing: input[whole...])
@@ -156,17 +140,17 @@ public enum AESCBC {
   public static func decrypt(_ ciphertext: [UInt8], key: SecureBytes, iv: [UInt8])
     throws -> SecureBytes
   {
-    try check(key: key, iv: iv)
+    try decrypt(ciphertext, key: CipherKey.cbc(key), iv: iv)
+  }
+
+  /// `decrypt` under a key kept for many operations (see `CipherKey`).
+  public static func decrypt(_ ciphertext: [UInt8], key: CipherKey, iv: [UInt8])
+    throws -> SecureBytes
+  {
     guard !ciphertext.isEmpty, ciphertext.count % blockSize == 0 else {
       throw CryptoError.invalidInput("CBC ciphertext must be a non-empty multiple of 16 bytes")
     }
-    let cipher = try Cipher(algorithm: GCRY_CIPHER_AES, mode: GCRY_CIPHER_MODE_CBC, key: key)
-    try cipher.setIV(iv)
-    let padded = try ciphertext.withUnsafeBytes { input in
-      try SecureBytes(count: input.count) { out in
-        try cipher.apply(gcry_cipher_decrypt, input: input, output: out)
-      }
-    }
+    let padded = try decryptBlocks(ciphertext, key: key, iv: iv)
     return try padded.withUnsafeBytes { bytes in
       let pad = Int(bytes[bytes.count - 1])
       var bad = pad == 0 || pad > blockSize
@@ -185,24 +169,33 @@ public enum AESCBC {
   public static func decryptBlocks<Bytes: ByteInput>(
     _ ciphertext: Bytes, key: SecureBytes, iv: [UInt8]
   ) throws -> SecureBytes {
-    try check(key: key, iv: iv)
-    let cipher = try Cipher(algorithm: GCRY_CIPHER_AES, mode: GCRY_CIPHER_MODE_CBC, key: key)
-    try cipher.setIV(iv)
-    return try ciphertext.withUnsafeBytes { input in
+    try decryptBlocks(ciphertext, key: CipherKey.cbc(key), iv: iv)
+  }
+
+  private static func decryptBlocks<Bytes: ByteInput>(
+    _ ciphertext: Bytes, key: CipherKey, iv: [UInt8]
+  ) throws -> SecureBytes {
+    try ciphertext.withUnsafeBytes { input in
       guard input.count % blockSize == 0 else {
         throw CryptoError.invalidInput("CBC ciphertext must be a multiple of 16 bytes")
       }
-      return try SecureBytes(count: input.count) { out in
-        try cipher.apply(gcry_cipher_decrypt, input: input, output: out)
+      return try withCipher(key, iv: iv) { cipher in
+        try SecureBytes(count: input.count) { out in
+          try cipher.apply(gcry_cipher_decrypt, input: input, output: out)
+        }
       }
     }
   }
 
-  private static func check(key: SecureBytes, iv: [UInt8]) throws {
-    guard key.count == keySize else {
-      throw CryptoError.invalidInput("AES-128 needs a 16-byte key")
-    }
+  /// Runs `body` with `key`'s cipher, its IV set to `iv`.
+  private static func withCipher<T>(_ key: CipherKey, iv: [UInt8], _ body: (Cipher) throws -> T)
+    throws -> T
+  {
     guard iv.count == blockSize else { throw CryptoError.invalidInput("CBC IV must be 16 bytes") }
+    return try key.withCipher { cipher in
+      try iv.withUnsafeBytes { try cipher.setIV($0) }
+      return try body(cipher)
+    }
   }
 }
 

@@ -64,7 +64,7 @@ extension KeychainStore {
   /// changes nothing, on disk or in memory.
   public func unlock(_ collection: String, password: SecureBytes) throws {
     guard collection != Self.sessionCollection else { return }
-    let key = try unwrap(collection, password)
+    let key = try CipherKey.gcm(unwrap(collection, password))
     unlocked.withLock { $0[collection] = key }
   }
 
@@ -108,7 +108,8 @@ extension KeychainStore {
           Self.seconds(now()), collection,
         ])
     }
-    unlocked.withLock { $0[collection] = key }
+    let cipherKey = try CipherKey.gcm(key)
+    unlocked.withLock { $0[collection] = cipherKey }
   }
 
   /// Changes the label of `collection`; allowed while locked, as labels are not under its key.

@@ -188,7 +188,7 @@ extension KeychainStore {
   /// else one with the same attributes that nothing else matched yet.
   private func match(
     _ item: ImportedItem, _ wanted: [Data], in collection: String, excluding matched: Set<Int64>,
-    _ key: SecureBytes, _ db: Database
+    _ key: CipherKey, _ db: Database
   ) throws -> (item: ItemID, created: Int64, modified: Int64)? {
     var candidates = try matching(wanted, collection: collection, db)
       .filter { !matched.contains($0.id) }

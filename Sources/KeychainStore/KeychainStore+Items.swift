@@ -22,7 +22,7 @@ extension KeychainStore {
     Array("item:\(item.collection):\(item.id)".utf8)
   }
 
-  func seal(_ payload: ItemPayload, for item: ItemID, key: SecureBytes) throws -> Data {
+  func seal(_ payload: ItemPayload, for item: ItemID, key: CipherKey) throws -> Data {
     Data(try AESGCM.seal(payload.encoded(), key: key, associatedData: Self.itemAAD(item)))
   }
 
@@ -82,7 +82,7 @@ extension KeychainStore {
   /// checked by the caller) is given.
   func insert(
     _ payload: ItemPayload, digests: [Data], into collection: String, collectionID: Int64,
-    key: SecureBytes, stamp: Int64, created: Int64? = nil, id: Int64? = nil, _ db: Database
+    key: CipherKey, stamp: Int64, created: Int64? = nil, id: Int64? = nil, _ db: Database
   ) throws -> ItemID {
     if collection == Self.sessionCollection { sessionHasItems.withLock { $0 = true } }
     // The id is part of the associated data, so the row exists before its ciphertext.
@@ -108,7 +108,7 @@ extension KeychainStore {
   /// Item `item` read and decrypted under its collection's data key. The sealed blob is
   /// decrypted where SQLite holds it, so it is never copied first (for a 10 MiB secret, one copy
   /// fewer per read).
-  static func openItem(_ item: ItemID, key: SecureBytes, _ db: Database) throws -> OpenedItem {
+  static func openItem(_ item: ItemID, key: CipherKey, _ db: Database) throws -> OpenedItem {
     let read = try RawRead(
       db.cachedStatement(sql: StoreStatements.loadItem),
       [.integer(item.id), .text(item.collection)])

@@ -53,7 +53,7 @@ public final class KeychainStore: Sendable {
   let kdf: Argon2Parameters
   let now: @Sendable () -> Date
   /// Data keys of unlocked collections, by collection name.
-  let unlocked = Mutex<[String: SecureBytes]>([:])
+  let unlocked = Mutex<[String: CipherKey]>([:])
   /// False until an item is put in the in-memory session collection, so that searches skip
   /// that database while it is empty, as it usually is (set once, never cleared: a hint).
   let sessionHasItems = Mutex(false)
@@ -185,7 +185,7 @@ public final class KeychainStore: Sendable {
   }
 
   /// The data key of an unlocked collection, or `locked`.
-  func dataKey(_ collection: String) throws -> SecureBytes {
+  func dataKey(_ collection: String) throws -> CipherKey {
     guard let key = unlocked.withLock({ $0[collection] }) else {
       throw StoreError.locked(collection: collection)
     }
@@ -287,7 +287,8 @@ public final class KeychainStore: Sendable {
         ])
       return chosen
     }
-    unlocked.withLock { $0[chosen] = dataKey }
+    let cipherKey = try CipherKey.gcm(dataKey)
+    unlocked.withLock { $0[chosen] = cipherKey }
     return try collection(chosen)
   }
 
@@ -311,6 +312,7 @@ public final class KeychainStore: Sendable {
           """, arguments: [name, Data(sealedLabel), created, created])
     }
     // Never locked: its key exists only in this process and dies with it.
-    unlocked.withLock { $0[name] = SecureBytes.random(count: AESGCM.keySize) }
+    let key = try CipherKey.gcm(SecureBytes.random(count: AESGCM.keySize))
+    unlocked.withLock { $0[name] = key }
   }
 }

@@ -102,11 +102,12 @@ public enum StoreCheck {
       {
         report.problem(place, "its label does not decrypt: the record is damaged")
       }
-      var dataKey: SecureBytes?
+      var dataKey: CipherKey?
       if row["keyMAC"] as Data? != (try keys.collectionKeyMAC(row)) {
         report.problem(place, "its key record is damaged: no password can open it")
       } else if let password {
-        dataKey = try? KeychainStore.unwrapKey(row, collection: name, password: password)
+        dataKey = try? CipherKey.gcm(
+          KeychainStore.unwrapKey(row, collection: name, password: password))
       }
       let ids = try Int64.fetchAll(
         db, sql: StoreStatements.collectionItems, arguments: [row["id"]])

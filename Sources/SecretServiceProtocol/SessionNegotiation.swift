@@ -19,10 +19,10 @@ public enum SessionAlgorithm: String, Sendable, CaseIterable {
 /// Turns secrets into what one session sends, and back.
 public struct SessionCipher: Sendable {
   public let algorithm: SessionAlgorithm
-  /// The AES-128 key of a DH session; nil for `plain`.
-  private let key: SecureBytes?
+  /// The AES-128 key of a DH session, with its cipher handle kept; nil for `plain`.
+  private let key: CipherKey?
 
-  init(algorithm: SessionAlgorithm, key: SecureBytes?) {
+  init(algorithm: SessionAlgorithm, key: CipherKey?) {
     self.algorithm = algorithm
     self.key = key
   }
@@ -130,6 +130,7 @@ public enum SessionNegotiation {
   static func cipher(_ ours: DiffieHellman, peerPublicKey: [UInt8]) throws -> SessionCipher {
     let shared = try ours.sharedSecret(peerPublicKey: peerPublicKey)
     return SessionCipher(
-      algorithm: .dhIETF1024, key: try HKDF.deriveKey(inputKey: shared, length: AESCBC.keySize))
+      algorithm: .dhIETF1024,
+      key: try .cbc(HKDF.deriveKey(inputKey: shared, length: AESCBC.keySize)))
   }
 }
