@@ -58,6 +58,23 @@ public enum DBusValue: Hashable, Sendable {
   }
 }
 
+extension DBusValue {
+  /// Whether the value has `type`: `type == expected` without building the value's type, which
+  /// allocates for containers (every call's arguments are checked).
+  public func hasType(_ expected: DBusType) -> Bool {
+    switch (self, expected) {
+    case (.array(let element, _), .array(let wanted)): element == wanted
+    case (.dictionary(let key, let value, _), .dictionary(let wantedKey, let wantedValue)):
+      key == wantedKey && value == wantedValue
+    case (.structure(let fields), .structure(let wanted)):
+      fields.count == wanted.count && zip(fields, wanted).allSatisfy { $0.hasType($1) }
+    case (.bytes, .array(let wanted)): wanted == .byte
+    case (.array, _), (.dictionary, _), (.structure, _), (.bytes, _): false
+    default: type == expected
+    }
+  }
+}
+
 /// One entry of a D-Bus dictionary.
 public struct DBusDictEntry: Hashable, Sendable {
   public var key: DBusValue

@@ -32,6 +32,10 @@ final class EventLoop: SerialExecutor, @unchecked Sendable {
   /// which is after every reply: a pipe write and two reads per call saved.)
   private var wokenOnLoop = false
   fileprivate var watches: [OpaquePointer] = []
+  // The poll set and the watches it covers, kept between rounds so that a round allocates
+  // nothing: the loop goes round twice per call.
+  private var pollSet: [pollfd] = []
+  private var polled: [OpaquePointer] = []
   fileprivate var timeouts: [(timeout: OpaquePointer, deadline: UInt64)] = []
   /// Called after each round of I/O and jobs; the connection dispatches its messages here.
   var afterIteration: (() -> Void)?
@@ -128,10 +132,13 @@ final class EventLoop: SerialExecutor, @unchecked Sendable {
   private func run() {
     threadID.withLock { $0 = pthread_self() }
     while true {
+      // Taken whole, leaving empty arrays: emptying them in place would copy their buffers,
+      // which `work` still shares.
       let (work, stopping) = pending.withLock { state -> (Pending, Bool) in
-        defer { state.jobs.removeAll(keepingCapacity: true) }
-        defer { state.closures.removeAll(keepingCapacity: true) }
-        return (state, state.stopping)
+        let work = state
+        state.jobs = []
+        state.closures = []
+        return (work, work.stopping)
       }
       for closure in work.closures { closure() }
       for job in work.jobs { job.runSynchronously(on: asUnownedSerialExecutor()) }
@@ -146,20 +153,22 @@ final class EventLoop: SerialExecutor, @unchecked Sendable {
   }
 
   private func pollOnce(timeoutMilliseconds: Int32) {
-    let active = watches.filter { dbus_watch_get_enabled($0) != 0 }
-    var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-    for watch in active {
+    polled.removeAll(keepingCapacity: true)
+    pollSet.removeAll(keepingCapacity: true)
+    pollSet.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
+    for watch in watches where dbus_watch_get_enabled(watch) != 0 {
       let flags = dbus_watch_get_flags(watch)
       var events: Int16 = 0
       if flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= Int16(POLLIN) }
       if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
-      fds.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
+      polled.append(watch)
+      pollSet.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
     }
-    let ready = poll(&fds, nfds_t(fds.count), timeoutMilliseconds)
+    let ready = poll(&pollSet, nfds_t(pollSet.count), timeoutMilliseconds)
     if ready > 0 {
-      if fds[0].revents != 0 { drainWakePipe() }
-      for (index, watch) in active.enumerated() {
-        let revents = fds[index + 1].revents
+      if pollSet[0].revents != 0 { drainWakePipe() }
+      for (index, watch) in polled.enumerated() {
+        let revents = pollSet[index + 1].revents
         // A handled watch may remove others: only handle watches that still exist.
         guard revents != 0, watches.contains(watch) else { continue }
         var flags: UInt32 = 0

@@ -224,7 +224,12 @@ public final class ObjectServer: MethodCallHandler {
   }
 
   static func checkArguments(_ call: Message, _ method: MethodDescription) throws(DBusError) {
-    let got = call.body.map(\.type.signature).joined()
+    let body = call.body
+    guard
+      body.count != method.inputs.count
+        || !zip(body, method.inputs).allSatisfy({ $0.hasType($1.type) })
+    else { return }
+    let got = body.map(\.type.signature).joined()
     guard got == method.inputSignature else {
       throw DBusError(
         .invalidArgs,

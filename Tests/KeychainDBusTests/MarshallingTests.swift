@@ -57,6 +57,13 @@ private func roundTrip(_ body: [DBusValue]) throws -> [DBusValue] {
       .variant(.structure([.int64(5), .structure([.string("deep")])])),
     ]
     #expect(try roundTrip(body) == body)
+    // The server's type check, which builds no type, agrees with comparing the built types.
+    let values = Self.basics + body + [.bytes([1]), .array(.byte, []), .structure([])]
+    for value in values {
+      for other in values {
+        #expect(value.hasType(other.type) == (value.type == other.type), "\(value) \(other)")
+      }
+    }
   }
 
   @Test func largeArraysOfContainersRoundTrip() throws {
