@@ -12,6 +12,21 @@ enum StoreStatements {
   /// filter SQLite started from the collection and walked each of its items: 34.7 ms a search at
   /// 100k items, where the digest gives one row.
   static func search(otherPairs: Int, scoped: Bool) -> String {
+    otherPairs < spelt ? searches[otherPairs][scoped ? 1 : 0] : spellSearch(otherPairs, scoped)
+  }
+
+  /// How many items have each of `count` digests, each counted up to its own limit `?`.
+  static func pairCounts(_ count: Int) -> String {
+    count < spelt ? pairCountTexts[count] : spellPairCounts(count)
+  }
+
+  // The texts for up to `spelt` pairs are spelt once: they are built on every search
+  // otherwise (a few allocations each), and searches rarely have more than four pairs.
+  private static let spelt = 12
+  private static let searches = (0..<spelt).map { [spellSearch($0, false), spellSearch($0, true)] }
+  private static let pairCountTexts = (0..<spelt).map(spellPairCounts)
+
+  private static func spellSearch(_ otherPairs: Int, _ scoped: Bool) -> String {
     let others = String(
       repeating:
         " AND EXISTS (SELECT 1 FROM item_digest o WHERE o.digest = ? AND o.itemID = d.itemID)",
@@ -29,8 +44,7 @@ enum StoreStatements {
       """
   }
 
-  /// How many items have each of `count` digests, each counted up to its own limit `?`.
-  static func pairCounts(_ count: Int) -> String {
+  private static func spellPairCounts(_ count: Int) -> String {
     let probe = "(SELECT COUNT(*) FROM (SELECT 1 FROM item_digest WHERE digest = ? LIMIT ?))"
     return "SELECT " + Array(repeating: probe, count: count).joined(separator: ", ")
   }
