@@ -30,11 +30,12 @@ import Testing
     } else {
       let plain = try await daemon.bus.connect()
       let session = try await plain.callSecretService(
-        "/org/freedesktop/secrets", SecretService.serviceInterface, "OpenSession",
+        "/org/freedesktop/secrets", SecretService.serviceInterface,
+        SecretService.ServiceMethods.openSession.name,
         [.string("plain"), .variant(.string(""))])[1]
       counts = try await counter.during {
         let reply = try await plain.callSecretService(
-          item, SecretService.itemInterface, "GetSecret", [session])
+          item, SecretService.itemInterface, SecretService.ItemMethods.getSecret.name, [session])
         read = try Secret(dbusValue: reply[0]).value
       }
     }

@@ -4,6 +4,7 @@
 
 import KeychainDBus
 import KeychainTesting
+import SecretServiceProtocol
 import Testing
 
 @Suite struct CallerStateTests {
@@ -14,10 +15,13 @@ import Testing
     let client = try await harness.bus.connect()
     func call(_ member: MemberName, _ body: [DBusValue]) async throws -> [DBusValue] {
       try await harness.call(
-        InProcessService.service, "org.freedesktop.Secret.Service", member, body, from: client)
+        InProcessService.service, SecretService.serviceInterface, member, body, from: client)
     }
-    _ = try await call("OpenSession", [.string("plain"), .variant(.string(""))])
-    _ = try await call("CreateCollection", [[String: DBusValue]().dbusValue, .string("")])
+    _ = try await call(
+      SecretService.ServiceMethods.openSession.name, [.string("plain"), .variant(.string(""))])
+    _ = try await call(
+      SecretService.ServiceMethods.createCollection.name,
+      [[String: DBusValue]().dbusValue, .string("")])
     #expect(await daemon.callerStateCounts == (1, 1))
     await client.close()
     var counts = await daemon.callerStateCounts
@@ -44,17 +48,21 @@ extension CallerStateTests {
       #expect(error.name == .limitsExceeded)
     }
     _ = try await harness.openSession()  // another connection
-    _ = try await harness.call(sessions[0], "org.freedesktop.Secret.Session", "Close", from: greedy)
+    _ = try await harness.call(
+      sessions[0], SecretService.sessionInterface, SecretService.SessionMethods.close.name,
+      from: greedy)
     _ = try await harness.openSession(from: greedy)
 
     for _ in 0..<64 {
       _ = try await harness.call(
-        InProcessService.service, "org.freedesktop.Secret.Service", "CreateCollection",
+        InProcessService.service, SecretService.serviceInterface,
+        SecretService.ServiceMethods.createCollection.name,
         [[String: DBusValue]().dbusValue, .string("")], from: greedy)
     }
     do {
       _ = try await harness.call(
-        InProcessService.service, "org.freedesktop.Secret.Service", "CreateCollection",
+        InProcessService.service, SecretService.serviceInterface,
+        SecretService.ServiceMethods.createCollection.name,
         [[String: DBusValue]().dbusValue, .string("")], from: greedy)
       Issue.record("a 65th pending prompt was accepted")
     } catch let error as DBusError {

@@ -85,7 +85,7 @@ private final class SignalRecorder: Sendable {
     let secret = Secret(session: session, parameters: [], value: [1], contentType: "text/plain")
     let created = try await recorder.step(2) {
       try await harness.call(
-        login, "org.freedesktop.Secret.Collection", "CreateItem",
+        login, SecretService.collectionInterface, SecretService.CollectionMethods.createItem.name,
         [
           ["org.freedesktop.Secret.Item.Label": DBusValue.string("new")].dbusValue,
           secret.dbusValue, .boolean(false),
@@ -95,14 +95,19 @@ private final class SignalRecorder: Sendable {
     try await recorder.step(2) {
       try await harness.call(
         item, .properties, "Set",
-        [.string("org.freedesktop.Secret.Item"), .string("Label"), .variant(.string("renamed"))])
+        [
+          .string(SecretService.itemInterface.rawValue), .string("Label"),
+          .variant(.string("renamed")),
+        ])
     }
     try await recorder.step(2) {
-      try await harness.call(item, "org.freedesktop.Secret.Item", "Delete")
+      try await harness.call(
+        item, SecretService.itemInterface, SecretService.ItemMethods.delete.name)
     }
     try await recorder.step(4) {
       try await harness.call(
-        InProcessService.service, "org.freedesktop.Secret.Service", "Lock", [[login].dbusValue])
+        InProcessService.service, SecretService.serviceInterface,
+        SecretService.ServiceMethods.lock.name, [[login].dbusValue])
     }
 
     // gnome-keyring 42.1's order: the Secret Service signal before the reply, PropertiesChanged
@@ -138,11 +143,11 @@ private final class SignalRecorder: Sendable {
       let service: ObjectPath = "/org/freedesktop/secrets"
       let session = try #require(
         try await client.callSecretService(
-          service, SecretService.serviceInterface, "OpenSession",
+          service, SecretService.serviceInterface, SecretService.ServiceMethods.openSession.name,
           [.string("plain"), .variant(.string(""))])[1].objectPath)
       func create(_ label: String) async throws -> [DBusValue] {
         try await client.callSecretService(
-          login, SecretService.collectionInterface, "CreateItem",
+          login, SecretService.collectionInterface, SecretService.CollectionMethods.createItem.name,
           [
             [
               ItemProperties.label: DBusValue.string(label),
@@ -167,11 +172,13 @@ private final class SignalRecorder: Sendable {
           ])
       }
       try await recorder.step(2) {
-        try await client.callSecretService(item, SecretService.itemInterface, "Delete", [])
+        try await client.callSecretService(
+          item, SecretService.itemInterface, SecretService.ItemMethods.delete.name, [])
       }
       try await recorder.step(4) {
         try await client.callSecretService(
-          service, SecretService.serviceInterface, "Lock", [[login].dbusValue])
+          service, SecretService.serviceInterface, SecretService.ServiceMethods.lock.name,
+          [[login].dbusValue])
       }
       // Item paths by order of appearance.
       var names: [String: String] = [:]
@@ -207,8 +214,8 @@ private final class SignalRecorder: Sendable {
     var paths: [String] = []
     for label in ["Work stuff", "Work stuff", "", "Ünïcode"] {
       let reply = try await harness.call(
-        InProcessService.service, "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface",
-        "CreateWithMasterPassword",
+        InProcessService.service, SecretService.gnomeInternalInterface,
+        SecretService.GnomeKeyringMethods.createWithMasterPassword.name,
         [
           ["org.freedesktop.Secret.Collection.Label": DBusValue.string(label)].dbusValue,
           password.dbusValue,

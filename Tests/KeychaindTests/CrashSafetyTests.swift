@@ -5,6 +5,7 @@
 
 import KeychainDBus
 import KeychainTesting
+import SecretServiceProtocol
 import Testing
 
 @Suite(.serialized) struct CrashSafetyTests {
@@ -30,7 +31,7 @@ extension CrashSafetyTests {
         _ = try await connection.call(
           .methodCall(
             destination: "org.freedesktop.secrets", path: victim,
-            interface: "org.freedesktop.Secret.Item", member: "Delete"))
+            interface: SecretService.itemInterface, member: SecretService.ItemMethods.delete.name))
       })
     }
     #expect(error?.description.contains("found no item") == true, "\(String(describing: error))")

@@ -20,7 +20,7 @@ import Testing
     let daemon = try await DaemonProcess(environment: vfs.environment)
     let client = try await daemon.bus.connect()
     let session = try await client.callSecretService(
-      Self.service, SecretService.serviceInterface, "OpenSession",
+      Self.service, SecretService.serviceInterface, SecretService.ServiceMethods.openSession.name,
       [.string("plain"), .variant(.string(""))])[1]
     func secret(_ text: String) -> DBusValue {
       Secret(
@@ -43,7 +43,8 @@ import Testing
 
     let item = try await synced("CreateItem") {
       try await client.callSecretService(
-        Self.login, SecretService.collectionInterface, "CreateItem",
+        Self.login, SecretService.collectionInterface,
+        SecretService.CollectionMethods.createItem.name,
         [
           [
             "org.freedesktop.Secret.Item.Label": DBusValue.string("durable"),
@@ -53,7 +54,8 @@ import Testing
     }[0].objectPath!
     _ = try await synced("SetSecret") {
       try await client.callSecretService(
-        item, SecretService.itemInterface, "SetSecret", [secret("two")])
+        item, SecretService.itemInterface, SecretService.ItemMethods.setSecret.name, [secret("two")]
+      )
     }
     _ = try await synced("Item.Label") {
       try await client.callSecretService(
@@ -65,11 +67,13 @@ import Testing
         property(SecretService.itemInterface, "Attributes", ["app": "moved"].dbusValue))
     }
     _ = try await synced("Item.Delete") {
-      try await client.callSecretService(item, SecretService.itemInterface, "Delete")
+      try await client.callSecretService(
+        item, SecretService.itemInterface, SecretService.ItemMethods.delete.name)
     }
     let collection = try await synced("CreateWithMasterPassword") {
       try await client.callSecretService(
-        Self.service, SecretService.gnomeInternalInterface, "CreateWithMasterPassword",
+        Self.service, SecretService.gnomeInternalInterface,
+        SecretService.GnomeKeyringMethods.createWithMasterPassword.name,
         [
           ["org.freedesktop.Secret.Collection.Label": DBusValue.string("Work")].dbusValue,
           secret("old"),
@@ -82,16 +86,18 @@ import Testing
     }
     _ = try await synced("SetAlias") {
       try await client.callSecretService(
-        Self.service, SecretService.serviceInterface, "SetAlias",
+        Self.service, SecretService.serviceInterface, SecretService.ServiceMethods.setAlias.name,
         [.string("office"), .objectPath(collection)])
     }
     _ = try await synced("ChangeWithMasterPassword") {
       try await client.callSecretService(
-        Self.service, SecretService.gnomeInternalInterface, "ChangeWithMasterPassword",
+        Self.service, SecretService.gnomeInternalInterface,
+        SecretService.GnomeKeyringMethods.changeWithMasterPassword.name,
         [.objectPath(collection), secret("old"), secret("new")])
     }
     _ = try await synced("Collection.Delete") {
-      try await client.callSecretService(collection, SecretService.collectionInterface, "Delete")
+      try await client.callSecretService(
+        collection, SecretService.collectionInterface, SecretService.CollectionMethods.delete.name)
     }
     #expect(unsynced.isEmpty, "acknowledged before any sync: \(unsynced)")
     await client.close()

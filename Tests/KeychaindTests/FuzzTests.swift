@@ -24,7 +24,8 @@ import Testing
 
   private func openSession(_ connection: Connection) async throws -> ObjectPath {
     try await call(
-      connection, Self.base, SecretService.serviceInterface, "OpenSession",
+      connection, Self.base, SecretService.serviceInterface,
+      SecretService.ServiceMethods.openSession.name,
       [.string("plain"), .variant(.string(""))])[1].objectPath!
   }
 
@@ -33,7 +34,8 @@ import Testing
     _ connection: Connection, _ session: ObjectPath, label: String, password: String
   ) async throws -> ObjectPath {
     try await call(
-      connection, Self.base, SecretService.gnomeInternalInterface, "CreateWithMasterPassword",
+      connection, Self.base, SecretService.gnomeInternalInterface,
+      SecretService.GnomeKeyringMethods.createWithMasterPassword.name,
       [
         ["org.freedesktop.Secret.Collection.Label": DBusValue.string(label)].dbusValue,
         secret(session, password),
@@ -57,7 +59,8 @@ import Testing
     let canary = try await createCollection(
       keeper, keeperSession, label: "canary", password: "canary password")
     let canaryItem = try await call(
-      keeper, canary.rawValue, SecretService.collectionInterface, "CreateItem",
+      keeper, canary.rawValue, SecretService.collectionInterface,
+      SecretService.CollectionMethods.createItem.name,
       [
         ["org.freedesktop.Secret.Item.Label": DBusValue.string("canary")].dbusValue,
         secret(keeperSession, "canary secret"), .boolean(false),
@@ -68,15 +71,18 @@ import Testing
     let otherSession = try await openSession(other)
     let locked = try await createCollection(other, otherSession, label: "locked", password: "pw")
     _ = try await call(
-      other, Self.base, SecretService.serviceInterface, "Lock", [[locked].dbusValue])
+      other, Self.base, SecretService.serviceInterface, SecretService.ServiceMethods.lock.name,
+      [[locked].dbusValue])
     let otherPrompt = try await call(
-      other, Self.base, SecretService.serviceInterface, "Unlock", [[locked].dbusValue])[1]
+      other, Self.base, SecretService.serviceInterface, SecretService.ServiceMethods.unlock.name,
+      [[locked].dbusValue])[1]
       .objectPath!
 
     let fuzz = try await daemon.bus.connect()
     let ownSession = try await openSession(fuzz)
     let item = try await call(
-      fuzz, Self.base + "/aliases/default", SecretService.collectionInterface, "CreateItem",
+      fuzz, Self.base + "/aliases/default", SecretService.collectionInterface,
+      SecretService.CollectionMethods.createItem.name,
       [
         ["org.freedesktop.Secret.Item.Attributes": ["fuzz": "1"].dbusValue].dbusValue,
         secret(ownSession, "s"), .boolean(false),
@@ -131,11 +137,13 @@ import Testing
     #expect(daemon.undeclaredErrors == [], "seed \(seed)")
     // A random LockService may have locked it (that is allowed); its data must survive.
     _ = try await call(
-      keeper, Self.base, SecretService.gnomeInternalInterface, "UnlockWithMasterPassword",
+      keeper, Self.base, SecretService.gnomeInternalInterface,
+      SecretService.GnomeKeyringMethods.unlockWithMasterPassword.name,
       [.objectPath(canary), secret(keeperSession, "canary password")])
     let kept = try Secret(
       dbusValue: try await call(
-        keeper, canaryItem.rawValue, SecretService.itemInterface, "GetSecret",
+        keeper, canaryItem.rawValue, SecretService.itemInterface,
+        SecretService.ItemMethods.getSecret.name,
         [.objectPath(keeperSession)])[0])
     #expect(kept.value == Array("canary secret".utf8), "seed \(seed)")
     _ = daemon.terminate()

@@ -34,20 +34,22 @@ private struct Prepared {
     item = try await Self.createItem(client, session, in: login, label: "open")
     parity = try #require(
       try await client.callSecretService(
-        service, SecretService.gnomeInternalInterface, "CreateWithMasterPassword",
+        service, SecretService.gnomeInternalInterface,
+        SecretService.GnomeKeyringMethods.createWithMasterPassword.name,
         [
           [CollectionProperties.label: DBusValue.string("Parity")].dbusValue,
           Self.secret(session, "pw2"),
         ])[0].objectPath)
     lockedItem = try await Self.createItem(client, session, in: parity, label: "locked")
     _ = try await client.callSecretService(
-      service, SecretService.serviceInterface, "Lock", [[parity].dbusValue])
+      service, SecretService.serviceInterface, SecretService.ServiceMethods.lock.name,
+      [[parity].dbusValue])
   }
 
   private static func openSession(_ connection: Connection) async throws -> ObjectPath {
     try #require(
       try await connection.callSecretService(
-        service, SecretService.serviceInterface, "OpenSession",
+        service, SecretService.serviceInterface, SecretService.ServiceMethods.openSession.name,
         [.string("plain"), .variant(.string(""))])[1].objectPath)
   }
 
@@ -56,7 +58,8 @@ private struct Prepared {
   ) async throws -> ObjectPath {
     try #require(
       try await client.callSecretService(
-        collection, SecretService.collectionInterface, "CreateItem",
+        collection, SecretService.collectionInterface,
+        SecretService.CollectionMethods.createItem.name,
         [
           [
             ItemProperties.label: DBusValue.string(label),
@@ -110,7 +113,10 @@ private struct ParityCall: Sendable {
     var calls: [ParityCall] = [
       // Objects that do not exist: UnknownMethod, which libsecret ignores when dismissing.
       .init(name: "GetSecret on a missing collection path") { p in
-        ("/org/freedesktop/secrets/collection/nope", item, "GetSecret", [.objectPath(p.session)])
+        (
+          "/org/freedesktop/secrets/collection/nope", item,
+          SecretService.ItemMethods.getSecret.name, [.objectPath(p.session)]
+        )
       },
       .init(name: "Properties.Get on a missing item") { _ in
         (
@@ -119,16 +125,28 @@ private struct ParityCall: Sendable {
         )
       },
       .init(name: "Delete on a missing alias") { _ in
-        ("/org/freedesktop/secrets/aliases/nope", collection, "Delete", [])
+        (
+          "/org/freedesktop/secrets/aliases/nope", collection,
+          SecretService.CollectionMethods.delete.name, []
+        )
       },
       .init(name: "Close on a missing session") { _ in
-        ("/org/freedesktop/secrets/session/nope", SecretService.sessionInterface, "Close", [])
+        (
+          "/org/freedesktop/secrets/session/nope", SecretService.sessionInterface,
+          SecretService.SessionMethods.close.name, []
+        )
       },
       .init(name: "Dismiss on a missing prompt") { _ in
-        ("/org/freedesktop/secrets/prompt/nope", SecretService.promptInterface, "Dismiss", [])
+        (
+          "/org/freedesktop/secrets/prompt/nope", SecretService.promptInterface,
+          SecretService.PromptMethods.dismiss.name, []
+        )
       },
       .init(name: "a call under the service that names nothing") { p in
-        ("/org/freedesktop/secrets/nothing/here", item, "GetSecret", [.objectPath(p.session)])
+        (
+          "/org/freedesktop/secrets/nothing/here", item, SecretService.ItemMethods.getSecret.name,
+          [.objectPath(p.session)]
+        )
       },
       .init(name: "Ping on a missing path") { _ in
         ("/org/freedesktop/secrets/collection/nope", .peer, "Ping", [])
@@ -137,55 +155,73 @@ private struct ParityCall: Sendable {
       .init(name: "an unknown method") { _ in (service, serviceInterface, "NoSuchMethod", []) },
       .init(name: "an unknown interface") { _ in (service, "org.example.Nope", "Foo", []) },
       .init(name: "an interface the object does not have") { p in
-        (service, item, "GetSecret", [.objectPath(p.session)])
+        (service, item, SecretService.ItemMethods.getSecret.name, [.objectPath(p.session)])
       },
       .init(name: "SearchItems with a string") { _ in
-        (service, serviceInterface, "SearchItems", [.string("app")])
+        (service, serviceInterface, SecretService.ServiceMethods.searchItems.name, [.string("app")])
       },
       // Sessions.
       .init(name: "OpenSession with an unknown algorithm") { _ in
-        (service, serviceInterface, "OpenSession", [.string("nope"), .variant(.string(""))])
+        (
+          service, serviceInterface, SecretService.ServiceMethods.openSession.name,
+          [.string("nope"), .variant(.string(""))]
+        )
       },
       .init(name: "OpenSession plain with a number") { _ in
-        (service, serviceInterface, "OpenSession", [.string("plain"), .variant(.uint32(5))])
+        (
+          service, serviceInterface, SecretService.ServiceMethods.openSession.name,
+          [.string("plain"), .variant(.uint32(5))]
+        )
       },
       .init(name: "OpenSession DH with a string") { _ in
-        (service, serviceInterface, "OpenSession", [.string(dh), .variant(.string("abc"))])
+        (
+          service, serviceInterface, SecretService.ServiceMethods.openSession.name,
+          [.string(dh), .variant(.string("abc"))]
+        )
       },
       .init(name: "OpenSession DH with no key") { _ in
-        (service, serviceInterface, "OpenSession", [.string(dh), .variant(.bytes([]))])
+        (
+          service, serviceInterface, SecretService.ServiceMethods.openSession.name,
+          [.string(dh), .variant(.bytes([]))]
+        )
       },
       .init(name: "GetSecret with a missing session") { p in
-        (p.item, item, "GetSecret", [.objectPath("/org/freedesktop/secrets/session/nope")])
+        (
+          p.item, item, SecretService.ItemMethods.getSecret.name,
+          [.objectPath("/org/freedesktop/secrets/session/nope")]
+        )
       },
       .init(name: "GetSecret with another connection's session") { p in
-        (p.item, item, "GetSecret", [.objectPath(p.foreignSession)])
+        (p.item, item, SecretService.ItemMethods.getSecret.name, [.objectPath(p.foreignSession)])
       },
       .init(name: "GetSecrets with a missing session") { p in
         (
-          service, serviceInterface, "GetSecrets",
+          service, serviceInterface, SecretService.ServiceMethods.getSecrets.name,
           [[p.item].dbusValue, .objectPath("/org/freedesktop/secrets/session/nope")]
         )
       },
       .init(name: "Close another connection's session") { p in
-        (p.foreignSession, SecretService.sessionInterface, "Close", [])
+        (
+          p.foreignSession, SecretService.sessionInterface, SecretService.SessionMethods.close.name,
+          []
+        )
       },
       // Creating.
       .init(name: "CreateCollection with an item's label") { _ in
         (
-          service, serviceInterface, "CreateCollection",
+          service, serviceInterface, SecretService.ServiceMethods.createCollection.name,
           [[ItemProperties.label: DBusValue.string("x")].dbusValue, .string("")]
         )
       },
       .init(name: "CreateCollection with a numeric label") { _ in
         (
-          service, serviceInterface, "CreateCollection",
+          service, serviceInterface, SecretService.ServiceMethods.createCollection.name,
           [[CollectionProperties.label: DBusValue.int32(5)].dbusValue, .string("")]
         )
       },
       .init(name: "CreateWithMasterPassword with an unknown property") { p in
         (
-          service, gnome, "CreateWithMasterPassword",
+          service, gnome, SecretService.GnomeKeyringMethods.createWithMasterPassword.name,
           [
             ["org.example.Unknown": DBusValue.string("x")].dbusValue,
             Prepared.secret(p.session, "x"),
@@ -194,7 +230,7 @@ private struct ParityCall: Sendable {
       },
       .init(name: "CreateItem with an unknown property") { p in
         (
-          login, collection, "CreateItem",
+          login, collection, SecretService.CollectionMethods.createItem.name,
           [
             ["org.example.Unknown": DBusValue.string("x")].dbusValue,
             Prepared.secret(p.session, "x"), .boolean(false),
@@ -203,7 +239,7 @@ private struct ParityCall: Sendable {
       },
       .init(name: "CreateItem with a numeric label") { p in
         (
-          login, collection, "CreateItem",
+          login, collection, SecretService.CollectionMethods.createItem.name,
           [
             [ItemProperties.label: DBusValue.int32(5)].dbusValue, Prepared.secret(p.session, "x"),
             .boolean(false),
@@ -212,7 +248,7 @@ private struct ParityCall: Sendable {
       },
       .init(name: "CreateItem setting Locked") { p in
         (
-          login, collection, "CreateItem",
+          login, collection, SecretService.CollectionMethods.createItem.name,
           [
             ["org.freedesktop.Secret.Item.Locked": DBusValue.boolean(true)].dbusValue,
             Prepared.secret(p.session, "x"), .boolean(false),
@@ -221,7 +257,7 @@ private struct ParityCall: Sendable {
       },
       .init(name: "CreateItem with a missing session") { _ in
         (
-          login, collection, "CreateItem",
+          login, collection, SecretService.CollectionMethods.createItem.name,
           [
             [ItemProperties.label: DBusValue.string("x")].dbusValue,
             Prepared.secret("/org/freedesktop/secrets/session/nope", "x"), .boolean(false),
@@ -230,7 +266,7 @@ private struct ParityCall: Sendable {
       },
       .init(name: "CreateItem with another connection's session") { p in
         (
-          login, collection, "CreateItem",
+          login, collection, SecretService.CollectionMethods.createItem.name,
           [
             [ItemProperties.label: DBusValue.string("x")].dbusValue,
             Prepared.secret(p.foreignSession, "x"), .boolean(false),
@@ -242,7 +278,7 @@ private struct ParityCall: Sendable {
       // Locked objects.
       .init(name: "CreateItem in a locked collection") { p in
         (
-          p.parity, collection, "CreateItem",
+          p.parity, collection, SecretService.CollectionMethods.createItem.name,
           [
             [ItemProperties.label: DBusValue.string("x")].dbusValue,
             Prepared.secret(p.session, "x"), .boolean(true),
@@ -250,10 +286,13 @@ private struct ParityCall: Sendable {
         )
       },
       .init(name: "GetSecret of a locked item") { p in
-        (p.lockedItem, item, "GetSecret", [.objectPath(p.session)])
+        (p.lockedItem, item, SecretService.ItemMethods.getSecret.name, [.objectPath(p.session)])
       },
       .init(name: "SetSecret of a locked item") { p in
-        (p.lockedItem, item, "SetSecret", [Prepared.secret(p.session, "x")])
+        (
+          p.lockedItem, item, SecretService.ItemMethods.setSecret.name,
+          [Prepared.secret(p.session, "x")]
+        )
       },
       .init(name: "Set the label of a locked item") { p in
         (
@@ -261,7 +300,9 @@ private struct ParityCall: Sendable {
           [.string(item.rawValue), .string("Label"), .variant(.string("x"))]
         )
       },
-      .init(name: "Delete a locked item") { p in (p.lockedItem, item, "Delete", []) },
+      .init(name: "Delete a locked item") { p in
+        (p.lockedItem, item, SecretService.ItemMethods.delete.name, [])
+      },
       // Properties.
       .init(name: "Set a read-only property") { p in
         (
@@ -292,35 +333,35 @@ private struct ParityCall: Sendable {
       },
       // Aliases, locking, passwords.
       .init(name: "ReadAlias of an unknown alias") { _ in
-        (service, serviceInterface, "ReadAlias", [.string("nope")])
+        (service, serviceInterface, SecretService.ServiceMethods.readAlias.name, [.string("nope")])
       },
       .init(name: "SetAlias to a missing collection") { _ in
         (
-          service, serviceInterface, "SetAlias",
+          service, serviceInterface, SecretService.ServiceMethods.setAlias.name,
           [.string("default"), .objectPath("/org/freedesktop/secrets/collection/nope")]
         )
       },
       .init(name: "SetAlias to a path that is not a collection's") { _ in
         (
-          service, serviceInterface, "SetAlias",
+          service, serviceInterface, SecretService.ServiceMethods.setAlias.name,
           [.string("default"), .objectPath("/org/freedesktop/secrets/nothing/here")]
         )
       },
       .init(name: "Unlock a missing collection") { _ in
         (
-          service, serviceInterface, "Unlock",
+          service, serviceInterface, SecretService.ServiceMethods.unlock.name,
           [[ObjectPath("/org/freedesktop/secrets/collection/nope")].dbusValue]
         )
       },
       .init(name: "UnlockWithMasterPassword with a wrong password") { p in
         (
-          service, gnome, "UnlockWithMasterPassword",
+          service, gnome, SecretService.GnomeKeyringMethods.unlockWithMasterPassword.name,
           [.objectPath(p.parity), Prepared.secret(p.session, "wrong")]
         )
       },
       .init(name: "UnlockWithMasterPassword of a missing collection") { p in
         (
-          service, gnome, "UnlockWithMasterPassword",
+          service, gnome, SecretService.GnomeKeyringMethods.unlockWithMasterPassword.name,
           [
             .objectPath("/org/freedesktop/secrets/collection/nope"),
             Prepared.secret(p.session, "x"),
@@ -329,7 +370,7 @@ private struct ParityCall: Sendable {
       },
       .init(name: "ChangeWithMasterPassword with a wrong password") { p in
         (
-          service, gnome, "ChangeWithMasterPassword",
+          service, gnome, SecretService.GnomeKeyringMethods.changeWithMasterPassword.name,
           [
             .objectPath(login), Prepared.secret(p.session, "wrong"),
             Prepared.secret(p.session, "new"),
@@ -370,17 +411,20 @@ private struct ParityCall: Sendable {
     func answers(_ prepared: Prepared) async throws -> [String] {
       // A prompt dismissed, then called again: gone in both, with different words.
       let unlock = try await prepared.client.callSecretService(
-        service, Self.serviceInterface, "Unlock", [[prepared.parity].dbusValue])
+        service, Self.serviceInterface, SecretService.ServiceMethods.unlock.name,
+        [[prepared.parity].dbusValue])
       let prompt = try #require(unlock[1].objectPath)
       _ = try await prepared.client.callSecretService(
-        prompt, SecretService.promptInterface, "Dismiss", [])
-      let again = await prepared.outcome(prompt, SecretService.promptInterface, "Dismiss", [])
+        prompt, SecretService.promptInterface, SecretService.PromptMethods.dismiss.name, [])
+      let again = await prepared.outcome(
+        prompt, SecretService.promptInterface, SecretService.PromptMethods.dismiss.name, [])
       let alias = await prepared.outcome(
-        service, Self.serviceInterface, "SetAlias", [.string("work"), .objectPath(login)])
+        service, Self.serviceInterface, SecretService.ServiceMethods.setAlias.name,
+        [.string("work"), .objectPath(login)])
       // replace=true with fewer attributes than an existing item has.
       for (attributes, replace) in [(["acct": "bob", "site": "x"], false), (["site": "x"], true)] {
         _ = try await prepared.client.callSecretService(
-          login, Self.collection, "CreateItem",
+          login, Self.collection, SecretService.CollectionMethods.createItem.name,
           [
             [
               ItemProperties.label: DBusValue.string("replace"),
@@ -389,7 +433,8 @@ private struct ParityCall: Sendable {
           ])
       }
       let found = try await prepared.client.callSecretService(
-        service, Self.serviceInterface, "SearchItems", [["site": "x"].dbusValue])
+        service, Self.serviceInterface, SecretService.ServiceMethods.searchItems.name,
+        [["site": "x"].dbusValue])
       guard case .array(_, let unlocked) = found[0] else { throw TestingError("SearchItems") }
       let items = unlocked.count
       return [

@@ -16,7 +16,8 @@ import Testing
   {
     .methodCall(
       destination: SecretService.busName, path: "/org/freedesktop/secrets/aliases/default",
-      interface: SecretService.collectionInterface, member: "CreateItem",
+      interface: SecretService.collectionInterface,
+      member: SecretService.CollectionMethods.createItem.name,
       body: [
         ["org.freedesktop.Secret.Item.Attributes": attributes.dbusValue].dbusValue,
         Secret(session: session, parameters: [], value: secret, contentType: "text/plain")
@@ -28,7 +29,8 @@ import Testing
     try await connection.call(
       .methodCall(
         destination: SecretService.busName, path: "/org/freedesktop/secrets",
-        interface: SecretService.serviceInterface, member: "OpenSession",
+        interface: SecretService.serviceInterface,
+        member: SecretService.ServiceMethods.openSession.name,
         body: [.string("plain"), .variant(.string(""))])
     ).body[1].objectPath!
   }
@@ -64,14 +66,15 @@ import Testing
     let found = try await client.call(
       .methodCall(
         destination: SecretService.busName, path: "/org/freedesktop/secrets",
-        interface: SecretService.serviceInterface, member: "SearchItems",
+        interface: SecretService.serviceInterface,
+        member: SecretService.ServiceMethods.searchItems.name,
         body: [["big": "1"].dbusValue]))
     let item = try #require(try [ObjectPath](dbusValue: found.body[0]).first)
     let secret = try Secret(
       dbusValue: try await client.call(
         .methodCall(
           destination: SecretService.busName, path: item, interface: SecretService.itemInterface,
-          member: "GetSecret", body: [.objectPath(session)])
+          member: SecretService.ItemMethods.getSecret.name, body: [.objectPath(session)])
       ).body[0])
     #expect(secret.value == big)
     #expect(daemon.isRunning)
@@ -87,7 +90,8 @@ import Testing
             _ = try? await connection.call(
               .methodCall(
                 destination: SecretService.busName, path: "/org/freedesktop/secrets",
-                interface: SecretService.serviceInterface, member: "SearchItems",
+                interface: SecretService.serviceInterface,
+                member: SecretService.ServiceMethods.searchItems.name,
                 body: [["flood": String(index)].dbusValue]))
           }
         }

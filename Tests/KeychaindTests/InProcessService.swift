@@ -8,6 +8,7 @@ import KeychainDBus
 import KeychainStore
 import KeychainTesting
 import Logging
+import SecretServiceProtocol
 import SecretServiceServer
 
 /// A served store with a `login` collection holding one item, and a client connection.
@@ -59,7 +60,7 @@ struct InProcessService {
   /// A plain session of `client` (or `from`).
   func openSession(from connection: Connection? = nil) async throws -> ObjectPath {
     let reply = try await call(
-      Self.service, "org.freedesktop.Secret.Service", "OpenSession",
+      Self.service, SecretService.serviceInterface, SecretService.ServiceMethods.openSession.name,
       [.string("plain"), .variant(.string(""))], from: connection)
     guard let path = reply[1].objectPath else { throw TestingError("no session path") }
     return path

@@ -7,6 +7,7 @@
 import Foundation
 import KeychainDBus
 import KeychainTesting
+import SecretServiceProtocol
 import Testing
 
 @Suite struct InterfaceXMLTests {
@@ -28,10 +29,10 @@ import Testing
     }
     let service: ObjectPath = "/org/freedesktop/secrets"
     let session = try await call(
-      service, "org.freedesktop.Secret.Service", "OpenSession",
+      service, SecretService.serviceInterface, SecretService.ServiceMethods.openSession.name,
       [.string("plain"), .variant(.string(""))])[1]
     let prompt = try await call(
-      service, "org.freedesktop.Secret.Service", "CreateCollection",
+      service, SecretService.serviceInterface, SecretService.ServiceMethods.createCollection.name,
       [[String: DBusValue]().dbusValue, .string("")])[1]
     let secret = "org.freedesktop.Secret."
     let objects: [(String, ObjectPath)] = [

@@ -123,21 +123,25 @@ import Testing
     #expect(
       await error {
         try await harness.call(
-          item, SecretService.itemInterface, "GetSecret", [.objectPath(session)])
+          item, SecretService.itemInterface, SecretService.ItemMethods.getSecret.name,
+          [.objectPath(session)])
       } == ErrorName(stringLiteral: "org.freedesktop.Secret.Error.IsLocked"))
     // Another caller's session is not this caller's.
     try harness.store.unlock("login", password: SecureBytes(copying: Array("pw".utf8)))
     #expect(
       await error {
         try await harness.call(
-          item, SecretService.itemInterface, "GetSecret", [.objectPath(session)],
+          item, SecretService.itemInterface, SecretService.ItemMethods.getSecret.name,
+          [.objectPath(session)],
           from: BusName(validating: ":1.7"))
       } == ErrorName(stringLiteral: "org.freedesktop.Secret.Error.NoSession"))
     // Arguments of the wrong type, an object that is not there (UnknownMethod, as GDBus and so
     // gnome-keyring name it), a method that is not.
     #expect(
       await error {
-        try await harness.call(item, SecretService.itemInterface, "GetSecret", [.string("no")])
+        try await harness.call(
+          item, SecretService.itemInterface, SecretService.ItemMethods.getSecret.name,
+          [.string("no")])
       } == .invalidArgs)
     #expect(
       await error {
