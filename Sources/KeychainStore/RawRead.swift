@@ -6,9 +6,10 @@
 // about a third of the daemon's time (perf with DWARF stacks on `keychain-load --only search`;
 // Benchmarks/README.md). Everything else goes through GRDB as usual.
 //
-// Only for reads inside a `lookup`, on the statement's own connection: GRDB has serialized the
-// access already. The statement is reset before it returns, which ends SQLite's implicit read
-// transaction: a read left open would keep a WAL snapshot and stall checkpoints.
+// Only for reads, inside a `lookup` or a write's transaction, on the statement's own
+// connection: GRDB has serialized the access already. The statement is reset before it
+// returns, which outside a transaction ends SQLite's implicit read transaction: a read left
+// open would keep a WAL snapshot and stall checkpoints.
 
 import Foundation
 import GRDB
