@@ -12,8 +12,9 @@
 import Synchronization
 
 final class KnownItems: Sendable {
-  /// Entries kept at most (about 0.5 MB); past it an arbitrary one makes room.
-  static let capacity = 16_384
+  /// Entries kept at most (about 4 MB when full); past it an arbitrary one makes room. Sized
+  /// for stores of 100k items: below that, every item once seen stays known.
+  static let capacity = 131_072
 
   private struct State {
     var items: Set<ItemID> = []

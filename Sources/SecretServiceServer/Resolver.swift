@@ -21,19 +21,23 @@ enum Resolver {
 
   /// The item an item path names, if it exists.
   static func item(_ path: SecretPath, in store: KeychainStore) throws -> ItemID? {
-    let resolved: ItemID?
+    guard let resolved = try itemID(path, in: store), try store.exists(resolved) else {
+      return nil
+    }
+    return resolved
+  }
+
+  /// The item an item path would name, whether or not it exists: for callers that read it
+  /// at once and treat "no such item" as the read's answer (GetSecrets).
+  static func itemID(_ path: SecretPath, in store: KeychainStore) throws -> ItemID? {
     switch path {
     case .item(let collection, let element):
-      resolved = Int64(element).map { ItemID(collection: collection, id: $0) }
+      Int64(element).map { ItemID(collection: collection, id: $0) }
     case .aliasItem(let alias, let element):
-      resolved = try store.alias(alias).flatMap { c in
-        Int64(element).map { ItemID(collection: c, id: $0) }
-      }
+      try store.alias(alias).flatMap { c in Int64(element).map { ItemID(collection: c, id: $0) } }
     default:
-      resolved = nil
+      nil
     }
-    guard let resolved, try store.exists(resolved) else { return nil }
-    return resolved
   }
 
   /// The collection an object path leads to: a collection, an alias, or any item path under

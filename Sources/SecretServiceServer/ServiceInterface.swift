@@ -115,8 +115,9 @@ struct ServiceInterface: DeclaredInterface {
       if bytes >= MemoryRelease.largeSecret { MemoryRelease.afterReply(to: request) }
     }
     for path in items {
-      // Locked and missing items are skipped, as gnome-keyring does and libsecret expects.
-      guard let parsed = SecretPath(path), let item = try? Resolver.item(parsed, in: store),
+      // Locked and missing items are skipped, as gnome-keyring does and libsecret expects: the
+      // read itself tells, so no separate existence query.
+      guard let parsed = SecretPath(path), let item = try? Resolver.itemID(parsed, in: store),
         let (secret, contentType) = try? store.secret(of: item)
       else { continue }
       used.insert(item.collection)
