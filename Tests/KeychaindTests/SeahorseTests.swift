@@ -47,8 +47,19 @@ struct SeahorseTests {
 
   @Test(.enabled(if: GnomeKeyring.executable != nil, "gnome-keyring is not installed"))
   func theSameStepsOnGnomeKeyring() async throws {
-    let gnome = try await GnomeKeyring()
-    let result = try Self.seahorse(provider: "gnome-keyring", gnome.environment)
-    #expect(result.status == 0 && result.stdout == "OK\n", "\(result.stderr)")
+    // The reference run gets a second try on a fresh gnome-keyring: once in many full runs,
+    // under load, Seahorse on gnome-keyring has missed a change for the script's 90 s. That is
+    // the oracle's flake, not keychaind's (whose run above gets no second try); the first
+    // failure is still printed.
+    for attempt in 1...2 {
+      let gnome = try await GnomeKeyring()
+      let result = try Self.seahorse(provider: "gnome-keyring", gnome.environment)
+      if result.status == 0 && result.stdout == "OK\n" { return }
+      guard attempt == 2 else {
+        print("Seahorse on gnome-keyring, first try: \(result.stderr)")
+        continue
+      }
+      Issue.record("Seahorse on gnome-keyring failed twice: \(result.stderr)")
+    }
   }
 }
