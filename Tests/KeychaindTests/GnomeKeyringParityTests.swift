@@ -15,7 +15,8 @@ private let login: ObjectPath = "/org/freedesktop/secrets/collection/login"
 
 /// One provider made ready for the calls: a session of ours and one of another connection, an
 /// item in the unlocked login collection, and a collection "Parity" locked with an item in it.
-private struct Prepared {
+/// (Also used by `GnomeKeyringReadParityTests`.)
+struct Prepared {
   let client: Connection
   let other: Connection
   let session: ObjectPath
@@ -53,7 +54,7 @@ private struct Prepared {
         [.string("plain"), .variant(.string(""))])[1].objectPath)
   }
 
-  private static func createItem(
+  static func createItem(
     _ client: Connection, _ session: ObjectPath, in collection: ObjectPath, label: String
   ) async throws -> ObjectPath {
     try #require(
