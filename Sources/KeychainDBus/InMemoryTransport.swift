@@ -56,6 +56,17 @@ public final class InMemoryTransport: MessageTransport {
     return try method.decodeResults(try Self.body(of: reply))
   }
 
+  /// Calls a declared method that returns nothing on `path` from `sender`; an error reply
+  /// thrown as the `DBusError` it carries.
+  public func call<each Input: DBusRepresentable>(
+    _ path: ObjectPath, _ method: Takes<repeat each Input>.ReturnsNothing,
+    _ arguments: repeat each Input, from sender: BusName? = nil
+  ) async throws(DBusError) {
+    let reply = await call(
+      path, method.interface, method.name, method.arguments(repeat each arguments), from: sender)
+    _ = try Self.body(of: reply)
+  }
+
   /// A method return's body, or the `DBusError` an error reply carries.
   public static func body(of reply: Message) throws(DBusError) -> [DBusValue] {
     guard reply.kind == .methodReturn else {

@@ -7,6 +7,12 @@
 // call to a handler that is a typed Swift function; an error the declaration does not list is
 // logged by the object server. (Two nested types because a generic type may declare one
 // parameter pack only.)
+//
+// A method that returns nothing has handlers and calls of its own, returning `Void`: an empty
+// result pack never crosses an `await`. Swift 6.3.1 at -O miscompiles that shape once `on` is
+// specialised (the zero-size result slot lands on a live argument in the async frame, and the
+// handler gets a broken copy); `Tests/Reproducers/EmptyPackAwait` shows it in 60 lines. The
+// preconditions below keep anyone from declaring their way back into it.
 
 /// The argument types of a method; see `Returns`.
 public struct Takes<each Input: DBusRepresentable> {
@@ -57,11 +63,23 @@ public struct Takes<each Input: DBusRepresentable> {
       encodeBody(repeat each values)
     }
 
-    /// A reply's results, typed; a reply of another shape is an error.
+    /// A reply's results, typed; a reply of another shape is an error. Only for a method that
+    /// returns something (a call of one that returns nothing goes through its own overload).
     @inlinable
     public func decodeResults(_ body: [DBusValue]) throws(DBusError) -> (repeat each Output) {
+      requireResults()
       var reader = BodyReader(body: body, member: name)
       return (repeat try reader.next((each Output).self))
+    }
+
+    /// Traps for a method with no results: those are handled and called through the overloads
+    /// that take `ReturnsNothing` and return `Void` (see the top of this file).
+    @inlinable
+    func requireResults() {
+      precondition(
+        !description.outputs.isEmpty,
+        "\(name) returns nothing: use the ReturnsNothing overload (an empty result pack must "
+          + "not cross an await)")
     }
   }
 }
@@ -122,13 +140,35 @@ public struct MethodTable<Target: Sendable>: Sendable {
       @escaping @Sendable (Target) -> (MethodRequest, repeat each Input) async throws ->
       (repeat each Output)
   ) {
-    added.append(method.description)
-    declaredErrors[method.name] = method.errors.union(ErrorName.everyMethod)
-    handlers[method.name] = { target, request in
+    method.requireResults()
+    add(method.description, errors: method.errors) { target, request in
       let arguments = try method.decodeArguments(request.arguments)
       let results = try await handler(target)(request, repeat each arguments)
       return method.results(repeat each results)
     }
+  }
+
+  /// Answers `method`, which returns nothing, with `handler`, which returns `Void`.
+  @inlinable
+  public mutating func on<each Input: DBusRepresentable>(
+    _ method: Takes<repeat each Input>.ReturnsNothing,
+    _ handler:
+      @escaping @Sendable (Target) -> (MethodRequest, repeat each Input) async throws -> Void
+  ) {
+    add(method.description, errors: method.errors) { target, request in
+      let arguments = try method.decodeArguments(request.arguments)
+      try await handler(target)(request, repeat each arguments)
+      return []
+    }
+  }
+
+  @usableFromInline
+  mutating func add(
+    _ description: MethodDescription, errors: Set<ErrorName>, _ handler: @escaping Handler
+  ) {
+    added.append(description)
+    declaredErrors[description.name] = errors.union(ErrorName.everyMethod)
+    handlers[description.name] = handler
   }
 
   /// The error names `member` may answer, every method's included.

@@ -65,6 +65,14 @@ public struct SecretServiceClient: Sendable {
     try await connection.callSecretService(path, method, repeat each arguments)
   }
 
+  /// Calls a declared method that returns nothing on `path`.
+  func call<each Input: DBusRepresentable>(
+    _ path: ObjectPath, _ method: Takes<repeat each Input>.ReturnsNothing,
+    _ arguments: repeat each Input
+  ) async throws {
+    try await connection.callSecretService(path, method, repeat each arguments)
+  }
+
   /// SearchItems: items having every attribute pair, unlocked and locked.
   public func search(_ attributes: [String: String]) async throws -> (
     unlocked: [ObjectPath], locked: [ObjectPath]

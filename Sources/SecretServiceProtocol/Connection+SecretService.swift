@@ -30,6 +30,15 @@ extension Connection {
     return try method.decodeResults(reply)
   }
 
+  /// Calls a declared Secret Service method that returns nothing.
+  public nonisolated func callSecretService<each Input: DBusRepresentable>(
+    _ path: ObjectPath, _ method: Takes<repeat each Input>.ReturnsNothing,
+    _ arguments: repeat each Input
+  ) async throws(DBusError) {
+    _ = try await callSecretService(
+      path, method.interface, method.name, method.arguments(repeat each arguments))
+  }
+
   /// Reads a declared property (see `SecretServiceProperties`) of the object at `path`.
   public nonisolated func getSecretServiceProperty<Value: DBusRepresentable>(
     _ path: ObjectPath, _ property: Property<Value>
