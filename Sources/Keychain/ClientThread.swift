@@ -22,6 +22,8 @@ final class ClientThread: TaskExecutor, @unchecked Sendable {
 
   private init() {
     var thread = pthread_t()
+    // The retain goes to the thread, which takes it over and never ends: the executor lives
+    // as long as the process.
     let context = Unmanaged.passRetained(self).toOpaque()
     let rc = pthread_create(
       &thread, nil,

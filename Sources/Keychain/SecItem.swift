@@ -5,7 +5,9 @@
 // The four keychain item functions, with Apple's signatures. Each parses its dictionary with
 // KeychainCore's `QueryParser` (so nonsense is `errSecParam`, never a guess), runs on the
 // process's backend, and hands results back as the Foundation objects the seeds cast to:
-// `[String: Any]`, `Data`, arrays of either, or a `SecKey`.
+// `[String: Any]`, `Data`, arrays of either, or a `SecKey`. `result` is the caller's
+// out-parameter (nil when no result is wanted): assigned at most once, before the function
+// returns, and never kept; the caller's variable owns the object stored there.
 
 import Foundation
 import KeychainCore

@@ -248,6 +248,10 @@ private func extraAttributes(_ options: [String: Any]) -> [AttributeKey: Attribu
 }
 
 /// Runs `body`; on failure stores an `NSError` in the OSStatus domain in `error` and returns nil.
+///
+/// `error` is the caller's out-parameter (nil when it does not want the error), written at most
+/// once before returning and not kept. The error goes out retained, Apple's "Create Rule": the
+/// caller owns it and balances the retain with `takeRetainedValue()`.
 func reporting<T>(
   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?, _ body: () throws(KeychainStatus) -> T
 ) -> T? {

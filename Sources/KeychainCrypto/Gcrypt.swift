@@ -42,6 +42,7 @@ public enum Gcrypt {
   public static let secureMemoryBytes: UInt32 = 1 << 20
 
   private static let status: Result<Status, CryptoError> = {
+    // Set to libgcrypt's own static version string, valid for the life of the process.
     var version: UnsafePointer<CChar>?
     let rc = keychain_gcrypt_init("1.10.0", secureMemoryBytes, &version)
     guard rc >= 0, let version else {

@@ -9,7 +9,10 @@ import CKeychainGcrypt
 /// Memory from the secure pool (or locked, undumpable pages), wiped when freed.
 private final class SecureStorage: @unchecked Sendable {
   // Invariant: the bytes are written by one owner only: SecureBytes once, in its initializer,
-  // and read-only afterwards; SecureScratch, which is not copyable.
+  // and read-only afterwards; SecureScratch, which is not copyable and not Sendable.
+  // `pointer` belongs to this object: allocated in init, wiped and freed in deinit, so it is
+  // valid while a SecureBytes or SecureScratch holds the storage, and they lend it out only
+  // for the duration of a `withUnsafe…` call.
   let pointer: UnsafeMutableRawPointer?
   let count: Int
   /// True when the bytes live in libgcrypt's pool, false for a mapping of our own.

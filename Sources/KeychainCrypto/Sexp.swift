@@ -94,6 +94,8 @@ final class Sexp {
       throw CryptoError.invalidInput("libgcrypt's answer has no '\(token)'")
     }
     var length = 0
+    // `data` points into `list`'s own memory, not a copy: it is copied into secure memory
+    // below, while `list` (a local of this scope) still holds the expression.
     guard let data = gcry_sexp_nth_data(list.handle, 1, &length) else {
       throw CryptoError.invalidInput("libgcrypt's '\(token)' has no data")
     }

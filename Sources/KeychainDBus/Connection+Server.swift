@@ -35,6 +35,11 @@ extension Connection {
       guard let connection = WeakConnection.from(data) else {
         return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
       }
+      // As for the filter in `attach`: libdbus calls this from a dispatch on the loop thread and
+      // holds the message until it returns; `assumeIsolated` runs the closure at once on this
+      // thread, and `dispatchCall` copies the call into a Swift `Message` (no handler sees the
+      // pointer). The capture only quiets the isolation checker, which cannot see that the
+      // actor-isolated closure runs here: the pointer never crosses a thread.
       nonisolated(unsafe) let message = message!
       return connection.assumeIsolated { $0.dispatchCall(message) }
     }

@@ -16,6 +16,9 @@ import Synchronization
 public actor Connection {
   let loop: EventLoop
   /// The libdbus connection; touched only on the loop thread.
+  // Invariant: this is the one reference `dbus_connection_open_private` returned, owned by the
+  // actor and dropped by `deinit` (on the loop thread). Isolated code runs on the loop thread,
+  // so it may use `raw` freely; `nonisolated(unsafe)` is only for `deinit`, which hands it on.
   nonisolated(unsafe) let raw: OpaquePointer
   /// The unique name the bus gave this connection, such as `:1.42`.
   public nonisolated let uniqueName: BusName
@@ -74,10 +77,17 @@ public actor Connection {
           guard let connection = WeakConnection.from(data) else {
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
           }
+          // libdbus calls filters from `dbus_connection_dispatch`, on the loop thread, and holds
+          // its own reference to the message until the filter returns. `assumeIsolated` runs
+          // the closure at once on this thread (and traps elsewhere); `filter` copies what it
+          // needs into a Swift `Message` and keeps no pointer. The capture only quiets the
+          // isolation checker, which cannot see that the actor-isolated closure runs here: the
+          // pointer never crosses a thread.
           nonisolated(unsafe) let message = message!
           return connection.assumeIsolated { $0.filter(message) }
         }, WeakConnection.retained(self), WeakConnection.release) != 0
     else { throw MessageEncoder.outOfMemory }
+    // Called only on the loop thread; `deinit`'s closure clears it there before `raw` goes.
     loop.afterIteration = { [raw] in
       while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
     }
@@ -86,6 +96,10 @@ public actor Connection {
   deinit {
     // The last reference is gone: no task can use the connection any more. Close it on its
     // own thread, then let the thread end.
+    // This copy hands the actor's reference to the `@Sendable` closure below, its last user,
+    // which runs on the loop thread (the only thread that calls libdbus for this connection).
+    // It clears `afterIteration`, the other holder of the pointer, before closing, and its
+    // unref balances the open.
     nonisolated(unsafe) let raw = raw
     let loop = loop
     nameEventsContinuation.finish()
@@ -194,7 +208,9 @@ final class WeakConnection: Sendable {
 
 /// A freshly opened, registered libdbus connection, handed from the loop thread to the actor.
 private struct OpenedConnection: @unchecked Sendable {
-  // Invariant: created and used on the loop thread only; the actor takes it over there.
+  // Invariant: opened on the loop thread, then only carried to `connect`, which stores the
+  // pointer in the new actor without calling libdbus; from then on it is used on the loop
+  // thread only. It carries the one reference from the open, which the actor's `deinit` drops.
   let pointer: OpaquePointer
   let uniqueName: BusName
 
@@ -221,6 +237,12 @@ private struct OpenedConnection: @unchecked Sendable {
 }
 
 /// Waits for the reply of one pending call.
+///
+/// All of it runs on the loop thread: `await` from the actor, the notify from a dispatch. The
+/// box is retained for libdbus as the notify's user data and released by libdbus's free
+/// function when the call is freed. `call` is the reference `dbus_connection_send_with_reply`
+/// gave us: whichever of the notify and the completed-at-once check takes the continuation
+/// drops it, so it is dropped once, and stays valid until then.
 private final class PendingReply: Sendable {
   typealias Continuation = CheckedContinuation<Result<Message, DBusError>, Never>
   private let continuation = Mutex<Continuation?>(nil)

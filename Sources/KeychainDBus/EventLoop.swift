@@ -31,6 +31,9 @@ final class EventLoop: SerialExecutor, @unchecked Sendable {
   /// next poll only must not block. (libdbus asks after every message it queues to send,
   /// which is after every reply: a pipe write and two reads per call saved.)
   private var wokenOnLoop = false
+  // libdbus owns the watches and timeouts in `watches`, `polled` and `timeouts`: each pointer
+  // is valid from the add callback that hands it over until the remove callback, which takes
+  // it out of `watches` or `timeouts` (`polled` is checked against `watches` before use).
   fileprivate var watches: [OpaquePointer] = []
   // The poll set and the watches it covers, kept between rounds so that a round allocates
   // nothing: the loop goes round twice per call.
@@ -44,6 +47,8 @@ final class EventLoop: SerialExecutor, @unchecked Sendable {
   static func start() -> EventLoop {
     let loop = EventLoop()
     var thread = pthread_t()
+    // The retain goes to the new thread, which takes it over in `takeRetainedValue`: the
+    // loop stays alive as long as its thread runs.
     let context = Unmanaged.passRetained(loop).toOpaque()
     let rc = pthread_create(
       &thread, nil,
@@ -222,6 +227,9 @@ final class EventLoop: SerialExecutor, @unchecked Sendable {
 
   /// Gives libdbus our watch and timeout functions. Call on the loop thread.
   func attach(_ connection: OpaquePointer) -> Bool {
+    // Unretained, with no free function: libdbus calls these only from libdbus calls made on
+    // this thread, and `Connection.deinit` closes and unrefs the connection here before the
+    // loop stops, while the running thread still holds the loop.
     let me = Unmanaged.passUnretained(self).toOpaque()
     let watchesOK = dbus_connection_set_watch_functions(
       connection,

@@ -137,6 +137,8 @@ enum MessageDecoder {
     var sub = DBusMessageIter()
     if dbus_message_iter_get_element_type(&iter) == Int32(UInt8(ascii: "y")) {
       dbus_message_iter_recurse(&iter, &sub)
+      // `base` points into the message's own buffer, valid while the message lives (the whole
+      // decode: its caller holds it); the bytes are copied out before returning.
       var base: UnsafeMutableRawPointer?
       var count: Int32 = 0
       withUnsafeMutablePointer(to: &base) { dbus_message_iter_get_fixed_array(&sub, $0, &count) }

@@ -6,6 +6,9 @@
 import CKeychainDBus
 
 /// Owns one libdbus message reference.
+///
+/// Not `Sendable`: a message is built and sent by one thread (the loop thread, or any thread
+/// for one that no connection sees, as in `WireFormat`), and `deinit` drops the reference.
 final class RawMessage {
   let pointer: OpaquePointer
   init(adopting pointer: OpaquePointer) { self.pointer = pointer }
@@ -113,6 +116,7 @@ enum MessageEncoder {
       }
     case .bytes(let bytes):
       try withContainer(&iter, UInt8(ascii: "a"), "y") { sub throws(DBusError) in
+        // libdbus copies the bytes into the message before returning: nothing keeps `base`.
         let ok = bytes.withUnsafeBufferPointer { buffer -> Bool in
           var base = buffer.baseAddress
           return withUnsafeMutablePointer(to: &base) {

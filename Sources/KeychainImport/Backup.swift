@@ -194,6 +194,9 @@ public enum Backup {
 
 /// Writes big-endian integers and length-prefixed bytes into a buffer sized beforehand.
 private struct RecordWriter {
+  // Invariant: `out` is the buffer `records` lends in `SecureBytes(count:)`'s initializer, and
+  // the writer lives only inside that closure. Writes are not bounds-checked: `records` sizes
+  // the buffer with exactly the bytes written below, field for field.
   let out: UnsafeMutableRawBufferPointer
   var offset = 0
 

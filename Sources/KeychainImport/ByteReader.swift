@@ -7,6 +7,9 @@
 import Foundation
 
 struct ByteReader {
+  // Invariant: `bytes` is borrowed, not owned. A reader is made inside the `withUnsafeBytes`
+  // closure of the buffer it reads and lives in that closure's scope only (a local, passed on
+  // `inout`), so the bytes outlive it; what it returns is copied out or a range of offsets.
   let bytes: UnsafeRawBufferPointer
   let file: String
   /// Where `bytes` start in the file, so that errors name the file's offset.

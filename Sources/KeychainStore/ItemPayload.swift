@@ -19,6 +19,9 @@ struct ItemPayload {
     let texts =
       [label, contentType] + attributes.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
     let size = 1 + 4 + texts.reduce(0) { $0 + 4 + $1.utf8.count } + 4 + secret.count
+    // The raw copies below are not bounds-checked: `size` counts exactly what they write (the
+    // version, the count, then each text and the secret with its length), and every source
+    // pointer is lent by a `withUnsafeBytes` that encloses its copy.
     return SecureBytes(count: size) { out in
       var offset = 0
       func put(_ bytes: UnsafeRawBufferPointer) {

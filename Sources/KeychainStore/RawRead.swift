@@ -18,6 +18,7 @@ import GRDBSQLite
 /// One run of a cached, read-only statement.
 struct RawRead {
   private let statement: Statement
+  // Owned by GRDB's `statement`, which this struct holds: valid for the whole run.
   private var raw: OpaquePointer { statement.sqliteStatement }
 
   /// Binds `arguments` to `statement` (1-based, in order), after resetting it.
@@ -80,6 +81,10 @@ enum RawArgument {
 }
 
 /// The current row of a `RawRead`, valid only inside its `forEachRow` body.
+///
+/// The column pointers SQLite returns stay valid only until the next step or reset (asked for
+/// before the size, as SQLite requires, so no conversion moves them): `text` copies at once,
+/// and `withBlob` lends the blob only for the duration of `body`.
 struct RawRow {
   fileprivate let raw: OpaquePointer
 

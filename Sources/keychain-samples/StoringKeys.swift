@@ -12,6 +12,7 @@ enum StoringKeys {
       kSecAttrKeyType as String: kSecAttrKeyTypeRSA,
       kSecAttrKeySizeInBits as String: 2048,
     ]
+    // The error comes back retained (Apple's convention): `takeRetainedValue` balances it.
     var error: Unmanaged<CFError>?
     guard let privateKey = SecKeyCreateRandomKey(attributes as CFDictionary, &error) else {
       throw error!.takeRetainedValue() as Error

@@ -40,6 +40,8 @@ struct PamUnlock: ParsableCommand {
       complain("keychainctl pam-unlock: no PAM_USER")
       throw ExitCode(2)
     }
+    // `account` points into getpwnam's static storage, which any later getpw* call may
+    // overwrite: both ids are copied out at once, and the pointer is not used again.
     let (uid, gid) = (account.pointee.pw_uid, account.pointee.pw_gid)
     // Read the password first (as whoever runs us), into locked memory.
     let scratch = SecureScratch(capacity: 8192)

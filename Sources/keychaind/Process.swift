@@ -174,7 +174,8 @@ final class Lifetime: Sendable {
   private let reasons: AsyncStream<String>
   private let continuation: AsyncStream<String>.Continuation
   nonisolated(unsafe) private let sources: [DispatchSourceSignal]
-  // Invariant: `sources` is set once in init and only cancelled in `wait`.
+  // Invariant: `sources` is set once in init and only cancelled in `wait`: the array never
+  // changes after init, and a dispatch source may be cancelled from any thread.
 
   init() {
     (reasons, continuation) = AsyncStream<String>.makeStream()
