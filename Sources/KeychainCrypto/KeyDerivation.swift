@@ -42,23 +42,32 @@ public enum KeyDerivation {
       parameters.memoryKiB >= 8 * parameters.parallelism
     else { throw CryptoError.invalidInput("Argon2 parameters out of range") }
     Gcrypt.ensureInitialized()
-    var handle: OpaquePointer?
     let params: [UInt] = [
       UInt(length), UInt(parameters.iterations), UInt(parameters.memoryKiB),
       UInt(parameters.parallelism),
     ]
-    try password.withUnsafeBytes { p in
-      try Gcrypt.check(
-        gcry_kdf_open(
-          &handle, Int32(GCRY_KDF_ARGON2.rawValue), Int32(GCRY_KDF_ARGON2ID.rawValue), params,
-          UInt32(params.count), p.baseAddress, p.count, salt, salt.count,
-          secret.isEmpty ? nil : secret, secret.count,
-          associatedData.isEmpty ? nil : associatedData, associatedData.count))
-    }
-    defer { gcry_kdf_close(handle) }
-    try Gcrypt.check(gcry_kdf_compute(handle, nil))
-    return try SecureBytes(count: length) { out in
-      try Gcrypt.check(gcry_kdf_final(handle, length, out.baseAddress))
+    // libgcrypt's argon2_open keeps the input pointers (password, salt, K, X) and reads them in
+    // gcry_kdf_compute, so open, compute and final all run while every buffer is borrowed.
+    return try password.withUnsafeBytes { passwordBytes in
+      try salt.withUnsafeBytes { saltBytes in
+        try secret.withUnsafeBytes { secretBytes in
+          try associatedData.withUnsafeBytes { dataBytes in
+            var handle: OpaquePointer?
+            try Gcrypt.check(
+              gcry_kdf_open(
+                &handle, Int32(GCRY_KDF_ARGON2.rawValue), Int32(GCRY_KDF_ARGON2ID.rawValue),
+                params, UInt32(params.count), passwordBytes.baseAddress, passwordBytes.count,
+                saltBytes.baseAddress, saltBytes.count,
+                secret.isEmpty ? nil : secretBytes.baseAddress, secretBytes.count,
+                associatedData.isEmpty ? nil : dataBytes.baseAddress, dataBytes.count))
+            defer { gcry_kdf_close(handle) }
+            try Gcrypt.check(gcry_kdf_compute(handle, nil))
+            return try SecureBytes(count: length) { out in
+              try Gcrypt.check(gcry_kdf_final(handle, length, out.baseAddress))
+            }
+          }
+        }
+      }
     }
   }
 
