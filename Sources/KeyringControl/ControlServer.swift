@@ -99,8 +99,10 @@ public final class ControlServer: Sendable {
       type == Int32(SOCK_STREAM.rawValue), named == 0, address.sun_family == sa_family_t(AF_UNIX)
     else { return nil }
     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-    let path = withUnsafeBytes(of: &address.sun_path) {
-      String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+    // A path that fills sun_path has no terminating NUL (unix(7)): read up to the first NUL
+    // within the field, never past it.
+    let path = withUnsafeBytes(of: &address.sun_path) { field in
+      String(decoding: field.prefix { $0 != 0 }, as: UTF8.self)
     }
     return start(ControlServer(path: path, listener: fd, inode: 0), handler)
   }
