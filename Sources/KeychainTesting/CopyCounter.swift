@@ -20,10 +20,7 @@ public struct CopyCounter: Sendable {
   private let directory: TemporaryDirectory
 
   /// The shared library, built beside keychaind (`swift build` builds it with the tests).
-  public static var library: String {
-    URL(fileURLWithPath: DaemonProcess.executable).deletingLastPathComponent().path
-      + "/libKeychainCopyCounter.so"
-  }
+  public static var library: String { Binaries.helper("libKeychainCopyCounter.so") }
 
   public init(minimum: Int) throws {
     self.minimum = minimum

@@ -4,7 +4,8 @@ import Foundation
 import KeychainDBus
 import Synchronization
 
-/// The real `keychaind` binary on a private bus, with a throwaway home and data directory.
+/// The real `keychaind` binary (`Binaries.keychaind`) on a private bus, with a throwaway home
+/// and data directory.
 public final class DaemonProcess: Sendable {
   public let bus: PrivateBus
   public let home: TemporaryDirectory
@@ -12,19 +13,6 @@ public final class DaemonProcess: Sendable {
   private let launch: @Sendable () throws -> ChildProcess
   /// The daemon's stderr, for failure messages (appended to across restarts).
   public let logPath: String
-
-  /// The built `keychaind`, next to the test binary in the build directory.
-  public static var executable: String {
-    let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    var directory = here.deletingLastPathComponent()
-    // The test binary may sit inside an .xctest bundle directory.
-    while !FileManager.default.fileExists(atPath: directory.path + "/keychaind"),
-      directory.path != "/"
-    {
-      directory.deleteLastPathComponent()
-    }
-    return directory.path + "/keychaind"
-  }
 
   /// Starts keychaind and waits until it owns the name.
   /// - Parameters:
@@ -57,7 +45,7 @@ public final class DaemonProcess: Sendable {
     let logPath = logPath
     launch = { [environment, input] in
       try ChildProcess(
-        Self.executable, arguments, environment: environment, stdinFile: input,
+        Binaries.keychaind, arguments, environment: environment, stdinFile: input,
         stderrFile: logPath, appendOutput: true)
     }
     process = Mutex(nil)

@@ -17,10 +17,7 @@ public struct FaultVFS: Sendable {
   private let directory: TemporaryDirectory
 
   /// The shared library, built beside keychaind (`swift build` builds it with the tests).
-  public static var library: String {
-    URL(fileURLWithPath: DaemonProcess.executable).deletingLastPathComponent().path
-      + "/libKeychainFaultVFS.so"
-  }
+  public static var library: String { Binaries.helper("libKeychainFaultVFS.so") }
 
   public init() throws {
     directory = try TemporaryDirectory(prefix: "fault-vfs")

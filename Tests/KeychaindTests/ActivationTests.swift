@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 //
-// D-Bus activation from the committed activation file: a call to org.freedesktop.secrets on a
-// bus that knows the file starts keychaind, which answers once its objects are ready.
+// D-Bus activation from the committed activation file (or the installed one, when the tests run
+// against an installed package): a call to org.freedesktop.secrets on a bus that knows the file
+// starts keychaind, which answers once its objects are ready.
 
 import Foundation
 import KeychainTesting
@@ -14,15 +15,24 @@ import Testing
     try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
     let root = URL(fileURLWithPath: PrivateBus.defaultConfiguration).deletingLastPathComponent()
       .deletingLastPathComponent()
-    // The committed file, with Exec pointing at the binary under test.
-    let template = try String(
-      contentsOf: root.appendingPathComponent("dbus/org.freedesktop.secrets.service.in"),
-      encoding: .utf8)
-    let binDirectory = URL(fileURLWithPath: DaemonProcess.executable).deletingLastPathComponent()
-      .path
-    try template.replacingOccurrences(of: "@BINDIR@", with: binDirectory)
-      .write(
-        toFile: services + "/org.freedesktop.secrets.service", atomically: true, encoding: .utf8)
+    // The installed file as it is, when the tests run against an installed package; else the
+    // committed one, with Exec pointing at the binary under test.
+    let activationFile: String
+    if let prefix = Binaries.installedPrefix {
+      activationFile = try String(
+        contentsOfFile: prefix + "/share/dbus-1/services/org.freedesktop.secrets.service",
+        encoding: .utf8)
+      #expect(activationFile.contains("\nExec=\(Binaries.keychaind)\n"), "\(activationFile)")
+    } else {
+      let binDirectory = URL(fileURLWithPath: Binaries.keychaind).deletingLastPathComponent()
+        .path
+      activationFile = try String(
+        contentsOf: root.appendingPathComponent("dbus/org.freedesktop.secrets.service.in"),
+        encoding: .utf8
+      ).replacingOccurrences(of: "@BINDIR@", with: binDirectory)
+    }
+    try activationFile.write(
+      toFile: services + "/org.freedesktop.secrets.service", atomically: true, encoding: .utf8)
     // The committed bus configuration plus this service directory.
     let configuration = try String(contentsOfFile: PrivateBus.defaultConfiguration, encoding: .utf8)
       .replacingOccurrences(

@@ -34,13 +34,13 @@ import Testing
     try "pinentry = /usr/bin/pinentry\npinentri = typo\n".write(
       toFile: path, atomically: true, encoding: .utf8)
     let result = try runCommand(
-      DaemonProcess.executable, ["--config", path, "--data-dir", directory.path + "/data"],
+      Binaries.keychaind, ["--config", path, "--data-dir", directory.path + "/data"],
       environment: bus.environment(home: directory.path), timeout: .seconds(30))
     #expect(result.status == 2)
     #expect(
       result.stderr.contains("keychaind.conf:2: unknown setting 'pinentri'"), "\(result.stderr)")
     let missing = try runCommand(
-      DaemonProcess.executable, ["--config", directory.path + "/absent.conf"],
+      Binaries.keychaind, ["--config", directory.path + "/absent.conf"],
       environment: bus.environment(home: directory.path), timeout: .seconds(30))
     #expect(missing.status == 2)
     #expect(missing.stderr.contains("absent.conf: cannot be read"))
@@ -61,7 +61,7 @@ import Testing
       var environment = bus.environment(home: directory.path)
       environment["JOURNAL_STREAM"] = journal ? "\(info.st_dev):\(info.st_ino)" : "1:1"
       let child = try ChildProcess(
-        DaemonProcess.executable, ["--config", directory.path + "/absent.conf"],
+        Binaries.keychaind, ["--config", directory.path + "/absent.conf"],
         environment: environment, stderrFile: log)
       #expect(child.wait() == 2)
       let text = try String(contentsOfFile: log, encoding: .utf8)
@@ -81,7 +81,7 @@ import Testing
     let root = URL(fileURLWithPath: PrivateBus.defaultConfiguration).deletingLastPathComponent()
       .deletingLastPathComponent().path
     let manual = try String(contentsOfFile: root + "/data/keychaind.1", encoding: .utf8)
-    let help = try runCommand(DaemonProcess.executable, ["--help"]).stdout
+    let help = try runCommand(Binaries.keychaind, ["--help"]).stdout
     let options = help.split(whereSeparator: { " ,\n".contains($0) }).filter { $0.hasPrefix("--") }
     #expect(options.count >= 7, "\(help)")
     for option in Set(options) {

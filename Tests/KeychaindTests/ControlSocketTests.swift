@@ -110,15 +110,16 @@ struct ControlSocketTests {
       atPath: runtime + "/keyring", withIntermediateDirectories: true,
       attributes: [.posixPermissions: 0o700])
     let path = runtime + "/keyring/control"
-    // systemd-socket-activate passes on only the variables named.
+    // systemd-socket-activate passes on only the variables named (the sanitizers' options too,
+    // under `make sanitize`).
     let passed = [
       "DBUS_SESSION_BUS_ADDRESS", "HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR",
-      "PINENTRY",
-    ].flatMap { ["-E", $0] }
+      "PINENTRY", "ASAN_OPTIONS", "UBSAN_OPTIONS",
+    ].filter { environment[$0] != nil }.flatMap { ["-E", $0] }
     let log = home.path + "/keychaind.log"
     let activator = try ChildProcess(
       "/usr/bin/systemd-socket-activate",
-      ["-l", path] + passed + [DaemonProcess.executable, "--verbose"], environment: environment,
+      ["-l", path] + passed + [Binaries.keychaind, "--verbose"], environment: environment,
       stderrFile: log)
     for _ in 0..<500 where !FileManager.default.fileExists(atPath: path) {
       try await Task.sleep(for: .milliseconds(20))  // a bound, not a speed check

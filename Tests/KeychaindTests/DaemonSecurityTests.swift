@@ -70,7 +70,7 @@ import Testing
     #expect(daemon.terminate() == 0)
 
     chmod(directory + "/keychain.db", 0o644)
-    let refused = try daemon.run(DaemonProcess.executable, ["--unlock"], stdin: Array("x".utf8))
+    let refused = try daemon.run(Binaries.keychaind, ["--unlock"], stdin: Array("x".utf8))
     #expect(refused.status == 2)
     #expect(refused.stderr.contains("keychain.db"), "names the file: \(refused.stderr)")
     // Refused, not repaired behind the user's back.

@@ -42,7 +42,7 @@ import Testing
     var environment = daemon.environment
     environment["PINENTRY"] = "none"
     let result = try runCommand(
-      DaemonProcess.executable, ["--verbose"], environment: environment, timeout: .seconds(20))
+      Binaries.keychaind, ["--verbose"], environment: environment, timeout: .seconds(20))
     #expect(result.status == 6, "\(result.stderr)")
     #expect(result.stderr.contains(file), "\(result.stderr)")
     #expect(result.stderr.contains("changed nothing"), "\(result.stderr)")

@@ -10,10 +10,7 @@ import KeychainTesting
 import Testing
 
 @Suite struct KeychainSamplesTests {
-  static var samples: String {
-    URL(fileURLWithPath: DaemonProcess.executable).deletingLastPathComponent().path
-      + "/keychain-samples"
-  }
+  static var samples: String { Binaries.helper("keychain-samples") }
 
   /// What `keychain-samples all` prints when every step behaves as the seeds describe.
   static let expected = """

@@ -9,10 +9,7 @@ import KeychainTesting
 import Testing
 
 @Suite struct KeychainctlTests {
-  static var keychainctl: String {
-    URL(fileURLWithPath: DaemonProcess.executable).deletingLastPathComponent().path
-      + "/keychainctl"
-  }
+  static var keychainctl: String { Binaries.keychainctl }
 
   private func ctl(_ daemon: DaemonProcess, _ arguments: [String], stdin: String = "") throws
     -> CommandResult
@@ -223,7 +220,7 @@ import Testing
     // The committed completions are what the command definitions generate (`make docs`).
     let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent().path
-    for tool in [Self.keychainctl, DaemonProcess.executable] {
+    for tool in [Self.keychainctl, Binaries.keychaind] {
       let name = URL(fileURLWithPath: tool).lastPathComponent
       for (shell, file) in [
         ("bash", "\(name).bash"), ("zsh", "_\(name)"), ("fish", "\(name).fish"),

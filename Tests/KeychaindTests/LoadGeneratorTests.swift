@@ -8,10 +8,7 @@ import KeychainTesting
 import Testing
 
 @Suite(.serialized) struct LoadGeneratorTests {
-  private var executable: String {
-    URL(fileURLWithPath: DaemonProcess.executable).deletingLastPathComponent().path
-      + "/keychain-load"
-  }
+  private var executable: String { Binaries.helper("keychain-load") }
 
   @Test func aShortRunChecksEveryAnswerAndCleansUp() async throws {
     let daemon = try await DaemonProcess()

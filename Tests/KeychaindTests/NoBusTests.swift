@@ -41,7 +41,7 @@ import Testing
       environment[key] = value
     }
     let daemon = try ChildProcess(
-      DaemonProcess.executable, ["--verbose"], environment: environment,
+      Binaries.keychaind, ["--verbose"], environment: environment,
       stderrFile: home.path + "/log", pipeStdout: true)
     let line = try daemon.readLine(timeout: .seconds(30))
     let address = try #require(

@@ -80,7 +80,7 @@ struct RealPinentryTests {
     }
     .map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
     let terminal = try Terminal(
-      running: "env \(exports) \(DaemonProcess.executable) --unlock 2>>\(home.path)/log; sleep 600")
+      running: "env \(exports) \(Binaries.keychaind) --unlock 2>>\(home.path)/log; sleep 600")
     _ = try await terminal.waitFor("Password:")
     try terminal.tmux(["send-keys", "-t", "t", "typed at a tty", "Enter"])
     let watcher = try await bus.connect()

@@ -155,7 +155,7 @@ import Testing
     #expect(first.terminate() == 0)
     let data = first.home.path + "/.local/share/keychaind"
     let result = try runCommand(
-      DaemonProcess.executable, ["--unlock", "--data-dir", data], environment: first.environment,
+      Binaries.keychaind, ["--unlock", "--data-dir", data], environment: first.environment,
       stdin: Array("wrong".utf8))
     #expect(result.status == 5)
     #expect(result.stderr.contains("does not unlock"))

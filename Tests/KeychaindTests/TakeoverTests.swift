@@ -16,7 +16,7 @@ import Testing
     environment["PINENTRY"] = "none"
 
     let refused = try runCommand(
-      DaemonProcess.executable, [], environment: environment, timeout: .seconds(30))
+      Binaries.keychaind, [], environment: environment, timeout: .seconds(30))
     #expect(refused.status == 4)
     #expect(refused.stderr.contains("gnome-keyring-daemon (pid \(gnome.pid)"), "\(refused.stderr)")
     #expect(refused.stderr.contains("--replace"))
@@ -26,7 +26,7 @@ import Testing
       "nothing is created while another provider holds the name")
 
     let keychaind = try ChildProcess(
-      DaemonProcess.executable, ["--replace", "--unlock", "--verbose"], environment: environment,
+      Binaries.keychaind, ["--replace", "--unlock", "--verbose"], environment: environment,
       stdinFile: nil, stderrFile: gnome.home.path + "/keychaind.log")
     defer { keychaind.signal(SIGTERM) }
     let watcher = try await gnome.bus.connect()
