@@ -145,11 +145,17 @@ public func runCommand(
   let child = try ChildProcess(
     executable, arguments, environment: environment, stdinFile: input,
     stdoutFile: dir.path + "/stdout", stderrFile: dir.path + "/stderr")
-  guard let status = child.wait(timeout: timeout) else {
-    throw TestingError("\(executable) \(arguments.joined(separator: " ")) did not finish in time")
-  }
+  let status = child.wait(timeout: timeout)
   let out = (try? Data(contentsOf: URL(fileURLWithPath: dir.path + "/stdout"))) ?? Data()
   let err = (try? Data(contentsOf: URL(fileURLWithPath: dir.path + "/stderr"))) ?? Data()
+  guard let status else {
+    // Not left running, and what it said so far shows why it did not finish.
+    child.signal(SIGKILL)
+    _ = child.wait(timeout: .seconds(10))
+    throw TestingError(
+      "\(executable) \(arguments.joined(separator: " ")) did not finish in time; its stderr: "
+        + String(decoding: err.suffix(2000), as: UTF8.self))
+  }
   return CommandResult(
     status: status, stdout: String(decoding: out, as: UTF8.self),
     stderr: String(decoding: err, as: UTF8.self), stdoutBytes: Array(out))
