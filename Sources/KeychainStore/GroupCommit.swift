@@ -18,6 +18,8 @@ import Synchronization
 
 final class GroupCommit: Sendable {
   private let database: DatabaseQueue
+  /// Told each transaction's commit count once it is durable, before any caller returns.
+  private let ledger: CommitLedger
   /// Guards `queue`, `leading` and every job's `outcome`; signalled when a batch is done.
   private let changed = NSCondition()
   nonisolated(unsafe) private var queue: [Job] = []
@@ -44,8 +46,9 @@ final class GroupCommit: Sendable {
   /// benchmarks: the ratio is the batching).
   let counts = Mutex((transactions: 0, changes: 0))
 
-  init(_ database: DatabaseQueue) {
+  init(_ database: DatabaseQueue, ledger: CommitLedger) {
     self.database = database
+    self.ledger = ledger
   }
 
   /// Runs `change` in a durable transaction shared with concurrent callers, and returns its
@@ -84,6 +87,7 @@ final class GroupCommit: Sendable {
   private func run(_ batch: [Job]) -> [Outcome] {
     var outcomes = [Outcome](repeating: .committed, count: batch.count)
     do {
+      var count: Int64 = 0
       try database.writeWithoutTransaction { db in
         try db.inTransaction(.immediate) {
           for (index, job) in batch.enumerated() {
@@ -96,9 +100,14 @@ final class GroupCommit: Sendable {
               outcomes[index] = .failed(error)
             }
           }
+          // A batch whose every change failed writes nothing at all.
+          guard outcomes.contains(where: { if case .committed = $0 { true } else { false } })
+          else { return .rollback }
+          count = try Int64.fetchOne(db.cachedStatement(sql: Schema.bumpCommitCount)) ?? 0
           return .commit
         }
       }
+      if count > 0 { ledger.acknowledge(count) }
       counts.withLock {
         $0.transactions += 1
         $0.changes += batch.count

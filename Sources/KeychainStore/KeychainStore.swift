@@ -58,6 +58,8 @@ public final class KeychainStore: Sendable {
   /// that database while it is empty, as it usually is (set once, never cleared: a hint).
   let sessionHasItems = Mutex(false)
   let checkpoints: CheckpointSchedule
+  /// The count of acknowledged transactions, kept beside the database (see `CommitLedger`).
+  let ledger: CommitLedger
   /// Items' metadata seen while unlocked (see `ItemMetadataCache`).
   let metadata = ItemMetadataCache()
   /// Items seen to exist, so that resolving an item path needs no query (see `KnownItems`).
@@ -77,6 +79,7 @@ public final class KeychainStore: Sendable {
     try StoreFiles.prepare(directory)
     let path = directory + "/" + StoreFiles.databaseName
     for suffix in ["", "-wal", "-shm"] { try StoreFiles.checkPrivate(path + suffix) }
+    try StoreFiles.checkPrivate(directory + "/" + CommitLedger.fileName)
     self.directory = directory
     self.kdf = kdf
     self.now = now
@@ -97,8 +100,10 @@ public final class KeychainStore: Sendable {
     if try !lookupReader.read({ try migrator.hasCompletedMigrations($0) }) {
       try migrator.migrate(persistent)
     }
-    writer = GroupCommit(persistent)
-    checkpoints = CheckpointSchedule(persistent, directory: directory)
+    ledger = try CommitLedger(
+      directory: directory, count: try persistent.read { try Schema.commitCount($0) })
+    writer = GroupCommit(persistent, ledger: ledger)
+    checkpoints = CheckpointSchedule(persistent, directory: directory, ledger: ledger)
     StoreFiles.restrictDatabaseFiles(in: directory)
     StoreFiles.ensureReserve(in: directory)
 
@@ -111,10 +116,20 @@ public final class KeychainStore: Sendable {
   /// database file alone is the whole store (a backup of it is complete), then closes it. Call
   /// it once, when done; the store cannot be used afterwards.
   public func close() throws {
-    checkpoints.cancel()
-    try persistent.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+    defer {
+      checkpoints.cancel()
+      ledger.close()
+    }
+    try checkpoints.now()
     try lookupReader.close()
     try persistent.close()
+  }
+
+  /// Copies every acknowledged change into keychain.db now and empties the write-ahead log,
+  /// as happens by itself a moment after each burst of writes; the database file alone then
+  /// holds the whole store.
+  public func checkpoint() throws {
+    try checkpoints.now()
   }
 
   // MARK: Backends
@@ -156,8 +171,9 @@ public final class KeychainStore: Sendable {
   /// a full file system as `noSpace`.
   func commit<T>(_ change: (Database) throws -> T) throws -> T {
     do {
-      defer { checkpoints.afterWrite() }
-      return try writer.commit(change)
+      let result = try writer.commit(change)
+      checkpoints.afterWrite()
+      return result
     } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
       throw StoreError.noSpace
     }

@@ -109,6 +109,20 @@ enum Schema {
           ) WITHOUT ROWID;
           """)
     }
+    // The commit counter the ledger beside the database is checked against (`CommitLedger`):
+    // every durable transaction adds one.
+    migrator.registerMigration("v5-commit-count") { db in
+      try db.execute(sql: "INSERT INTO meta (name, value) VALUES ('commit-count', 0)")
+    }
     return migrator
+  }
+
+  /// Adds one to the commit counter and returns it; in every durable transaction.
+  static let bumpCommitCount =
+    "UPDATE meta SET value = value + 1 WHERE name = 'commit-count' RETURNING value"
+  /// The commit counter; 0 in a database from before it.
+  static func commitCount(_ db: Database) throws -> Int64 {
+    guard try db.tableExists("meta") else { return 0 }
+    return try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'commit-count'") ?? 0
   }
 }

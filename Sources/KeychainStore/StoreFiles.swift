@@ -198,6 +198,10 @@ extension StoreFiles {
             "Restore the index.key that was backed up with this keychain.db.")
         }
       }
+      // Before anything writes: a store that lost acknowledged changes is refused too.
+      try CommitLedger.check(
+        directory: (path as NSString).deletingLastPathComponent,
+        databaseCount: try Schema.commitCount(db))
     }
   }
 

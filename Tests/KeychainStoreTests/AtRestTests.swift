@@ -69,6 +69,8 @@ import Testing
     let (item, _) = try store.createItem(
       in: "login", label: "x", attributes: ["a": "b"], secret: secure("s"), replace: false)
     try store.lock("login")
+    // The checkpoint after the writes, now, rather than in the middle of the comparison.
+    try store.checkpoint()
     let before = try fixture.allFileBytes()
     #expect(throws: StoreError.wrongPassword) {
       try store.unlock("login", password: secure("wrong"))

@@ -42,6 +42,8 @@ import Testing
     let fixture = try StoreFixture()
     let store = try fixture.open()
     try store.createCollection(name: "login", label: "Login", password: secure("pw"))
+    // The checkpoint after the writes, now, rather than in the middle of the comparison.
+    try store.checkpoint()
     let before = try fixture.allFileBytes()
     #expect(throws: StoreError.self) {
       try store.setLockPolicy(LockPolicy(afterIdleMinutes: 1), of: "session")

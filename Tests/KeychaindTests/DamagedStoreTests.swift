@@ -30,7 +30,7 @@ import Testing
   /// The bytes of the store's files (the shared-memory index aside: SQLite's scratch space).
   private func snapshot(_ daemon: DaemonProcess) -> [String: Data] {
     var files: [String: Data] = [:]
-    for name in ["keychain.db", "keychain.db-wal", "index.key"] {
+    for name in ["keychain.db", "keychain.db-wal", "index.key", "keychain.ledger"] {
       files[name] = FileManager.default.contents(atPath: path(daemon, name))
     }
     return files
