@@ -189,14 +189,24 @@ extension StoreFiles {
           "its schema lacks the table(s) \(missing.joined(separator: ", "))",
           "Restore keychain.db from a backup.")
       }
+      let wrongKey = damaged(
+        "index.key beside it is not the key this database was made with",
+        "Restore the index.key that was backed up with this keychain.db.")
       if tables.contains("meta") {
         let check = try Data.fetchOne(
           db, sql: "SELECT value FROM meta WHERE name = 'index-key-check'")
-        guard check == (try keys.keyCheck()) else {
-          throw damaged(
-            "index.key beside it is not the key this database was made with",
-            "Restore the index.key that was backed up with this keychain.db.")
-        }
+        guard check == (try keys.keyCheck()) else { throw wrongKey }
+      } else if let row = try Row.fetchOne(db, sql: "SELECT name, sealedLabel FROM collection") {
+        // A store from before the check value (v1): its first collection label, sealed with
+        // a key derived from index.key, is the check. The migration to v2 would otherwise
+        // record the check value of whatever key lies beside it.
+        let name: String = row["name"]
+        let sealed: Data = row["sealedLabel"]
+        guard
+          (try? AESGCM.open(
+            Array(sealed), key: keys.metadata, associatedData: KeychainStore.labelAAD(name)))
+            != nil
+        else { throw wrongKey }
       }
       // Before anything writes: a store that lost acknowledged changes is refused too.
       try CommitLedger.check(
