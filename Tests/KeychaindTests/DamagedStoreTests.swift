@@ -23,33 +23,6 @@ import Testing
     return daemon
   }
 
-  private func path(_ daemon: DaemonProcess, _ name: String) -> String {
-    daemon.home.path + "/.local/share/keychaind/" + name
-  }
-
-  /// The bytes of the store's files (the shared-memory index aside: SQLite's scratch space).
-  private func snapshot(_ daemon: DaemonProcess) -> [String: Data] {
-    var files: [String: Data] = [:]
-    for name in ["keychain.db", "keychain.db-wal", "index.key", "keychain.ledger"] {
-      files[name] = FileManager.default.contents(atPath: path(daemon, name))
-    }
-    return files
-  }
-
-  /// Starts keychaind on the damaged store: it must exit 6, name `file`, and change nothing.
-  private func expectRefusal(_ daemon: DaemonProcess, naming file: String) throws {
-    let before = snapshot(daemon)
-    var environment = daemon.environment
-    environment["PINENTRY"] = "none"
-    let result = try runCommand(
-      Binaries.keychaind, ["--verbose"], environment: environment, timeout: .seconds(20))
-    #expect(result.status == 6, "\(result.stderr)")
-    #expect(result.stderr.contains(file), "\(result.stderr)")
-    #expect(result.stderr.contains("changed nothing"), "\(result.stderr)")
-    #expect(!result.stderr.contains("created the login collection"))
-    #expect(snapshot(daemon) == before, "the refused store was modified")
-  }
-
   private func overwrite(_ path: String, at offset: UInt64, with bytes: [UInt8]) throws {
     let handle = try #require(FileHandle(forUpdatingAtPath: path))
     try handle.seek(toOffset: offset)
@@ -65,7 +38,7 @@ import Testing
   @Test func aCleanStopLeavesTheWholeStoreInTheDatabaseFile() async throws {
     let daemon = try await store(cleanly: true)
     // What restoring a backup of keychain.db alone gives.
-    try? FileManager.default.removeItem(atPath: path(daemon, "keychain.db-wal"))
+    try? FileManager.default.removeItem(atPath: daemon.storeFile("keychain.db-wal"))
     try await daemon.start()
     for index in 0..<5 {
       let found = try daemon.run("secret-tool", ["lookup", "damage", String(index)])
@@ -75,55 +48,56 @@ import Testing
 
   @Test func anEmptyDatabaseFileIsRefused() async throws {
     let daemon = try await store(cleanly: true)
-    #expect(truncate(path(daemon, "keychain.db"), 0) == 0)
-    try expectRefusal(daemon, naming: "keychain.db")
+    #expect(truncate(daemon.storeFile("keychain.db"), 0) == 0)
+    try daemon.expectRefusal(naming: "keychain.db")
   }
 
   @Test func aDatabaseCutShortIsRefused() async throws {
     let daemon = try await store(cleanly: true)
     let size =
-      try FileManager.default.attributesOfItem(atPath: path(daemon, "keychain.db"))[
+      try FileManager.default.attributesOfItem(atPath: daemon.storeFile("keychain.db"))[
         .size] as! Int
-    #expect(truncate(path(daemon, "keychain.db"), off_t(size / 2 + 100)) == 0)
-    try expectRefusal(daemon, naming: "keychain.db")
+    #expect(truncate(daemon.storeFile("keychain.db"), off_t(size / 2 + 100)) == 0)
+    try daemon.expectRefusal(naming: "keychain.db")
   }
 
   @Test func aFileThatIsNotADatabaseIsRefused() async throws {
     let daemon = try await store(cleanly: true)
-    try overwrite(path(daemon, "keychain.db"), at: 0, with: Array("not a database!!".utf8))
-    try expectRefusal(daemon, naming: "keychain.db")
+    try overwrite(daemon.storeFile("keychain.db"), at: 0, with: Array("not a database!!".utf8))
+    try daemon.expectRefusal(naming: "keychain.db")
   }
 
   @Test func aDamagedLogHeaderIsRefused() async throws {
     let daemon = try await store(cleanly: false)
-    try flip(path(daemon, "keychain.db-wal"), at: 17)  // a salt byte
-    try expectRefusal(daemon, naming: "keychain.db-wal")
+    try flip(daemon.storeFile("keychain.db-wal"), at: 17)  // a salt byte
+    try daemon.expectRefusal(naming: "keychain.db-wal")
   }
 
   @Test func aDamagedFrameWithCommitsAfterItIsRefused() async throws {
     let daemon = try await store(items: 8, cleanly: false)
-    try flip(path(daemon, "keychain.db-wal"), at: 32 + 24 + 100)  // inside the first frame's page
-    try expectRefusal(daemon, naming: "keychain.db-wal")
+    // Inside the first frame's page.
+    try flip(daemon.storeFile("keychain.db-wal"), at: 32 + 24 + 100)
+    try daemon.expectRefusal(naming: "keychain.db-wal")
   }
 
   @Test func aMissingIndexKeyIsRefused() async throws {
     let daemon = try await store(cleanly: true)
-    #expect(unlink(path(daemon, "index.key")) == 0)
-    try expectRefusal(daemon, naming: "index.key")
+    #expect(unlink(daemon.storeFile("index.key")) == 0)
+    try daemon.expectRefusal(naming: "index.key")
   }
 
   @Test func anIndexKeyOfAnotherStoreIsRefused() async throws {
     let daemon = try await store(cleanly: true)
     try overwrite(
-      path(daemon, "index.key"), at: 0, with: (0..<32).map { _ in .random(in: 0...255) })
-    try expectRefusal(daemon, naming: "index.key")
+      daemon.storeFile("index.key"), at: 0, with: (0..<32).map { _ in .random(in: 0...255) })
+    try daemon.expectRefusal(naming: "index.key")
   }
 
   @Test func anIndexKeyWithoutItsDatabaseIsRefused() async throws {
     let daemon = try await store(cleanly: true)
-    #expect(unlink(path(daemon, "keychain.db")) == 0)
-    try? FileManager.default.removeItem(atPath: path(daemon, "keychain.db-wal"))
-    try expectRefusal(daemon, naming: "index.key")
+    #expect(unlink(daemon.storeFile("keychain.db")) == 0)
+    try? FileManager.default.removeItem(atPath: daemon.storeFile("keychain.db-wal"))
+    try daemon.expectRefusal(naming: "index.key")
   }
 
   private func check(_ daemon: DaemonProcess, _ arguments: [String] = []) throws -> CommandResult {
@@ -140,19 +114,20 @@ import Testing
     let healthy = try check(daemon, ["--password-stdin"])
     #expect(healthy.status == 0, "\(healthy.stdout)\(healthy.stderr)")
     #expect(healthy.stdout.contains("every item of login decrypted"), "\(healthy.stdout)")
-    let before = snapshot(daemon)
-    try overwrite(path(daemon, "index.key"), at: 0, with: Array(repeating: 7, count: 32))
+    let before = daemon.storeSnapshot()
+    try overwrite(daemon.storeFile("index.key"), at: 0, with: Array(repeating: 7, count: 32))
     let damaged = try check(daemon)
     #expect(damaged.status == 1)
-    #expect(damaged.stdout.contains("DAMAGED: \(path(daemon, "keychain.db"))"), "\(damaged.stdout)")
+    #expect(
+      damaged.stdout.contains("DAMAGED: \(daemon.storeFile("keychain.db"))"), "\(damaged.stdout)")
     #expect(damaged.stdout.contains("not the key this database was made with"))
-    #expect(snapshot(daemon)["keychain.db"] == before["keychain.db"])
+    #expect(daemon.storeSnapshot()["keychain.db"] == before["keychain.db"])
   }
 
   /// An item the search index lost is found again once keychaind unlocks its collection.
   @Test func aDamagedSearchIndexIsRebuiltAtUnlock() async throws {
     let daemon = try await store(cleanly: true)
-    let database = try SQLiteFile(path(daemon, "keychain.db"))
+    let database = try SQLiteFile(daemon.storeFile("keychain.db"))
     try database.execute("DELETE FROM item_digest WHERE itemID = (SELECT MIN(id) FROM item)")
     let report = try check(daemon)
     #expect(report.status == 1 && report.stdout.contains("search index of 1 item(s)"))

@@ -16,10 +16,6 @@ import Testing
 @Suite struct LostWriteTests {
   private static let login: ObjectPath = "/org/freedesktop/secrets/collection/login"
 
-  private func path(_ daemon: DaemonProcess, _ name: String) -> String {
-    daemon.home.path + "/.local/share/keychaind/" + name
-  }
-
   private func size(_ path: String) -> Int {
     var info = stat()
     return stat(path, &info) == 0 ? Int(info.st_size) : -1
@@ -54,7 +50,7 @@ import Testing
       let daemon = try await DaemonProcess()
       try await burst(daemon, 10)
       daemon.kill(with: SIGKILL)
-      if size(path(daemon, "keychain.db-wal")) > 32 { return daemon }
+      if size(daemon.storeFile("keychain.db-wal")) > 32 { return daemon }
     }
     throw TestingError("the checkpoint emptied the log before every kill")
   }
@@ -66,60 +62,40 @@ import Testing
     }.count
   }
 
-  /// The bytes of the store's files, the ledger included (the shared-memory index aside).
-  private func snapshot(_ daemon: DaemonProcess) -> [String: Data] {
-    var files: [String: Data] = [:]
-    for name in ["keychain.db", "keychain.db-wal", "index.key", "keychain.ledger"] {
-      files[name] = FileManager.default.contents(atPath: path(daemon, name))
-    }
-    return files
-  }
-
-  /// keychaind must exit 6 naming `file`, say what to do, and change nothing.
-  private func expectRefusal(_ daemon: DaemonProcess, naming file: String, _ problem: String)
-    throws
-  {
-    let before = snapshot(daemon)
-    var environment = daemon.environment
-    environment["PINENTRY"] = "none"
-    let result = try runCommand(
-      Binaries.keychaind, ["--verbose"], environment: environment, timeout: .seconds(20))
-    #expect(result.status == 6, "\(result.stderr)")
-    #expect(result.stderr.contains(path(daemon, file) + ": "), "\(result.stderr)")
-    #expect(result.stderr.contains(problem), "\(result.stderr)")
-    #expect(result.stderr.contains("changed nothing"), "\(result.stderr)")
-    #expect(result.stderr.contains("delete " + path(daemon, "keychain.ledger")))
-    #expect(snapshot(daemon) == before, "the refused store was modified")
-  }
-
   @Test func aLogDeletedAfterACrashIsRefused() async throws {
     let daemon = try await crashedWithWritesInTheLog()
-    #expect(unlink(path(daemon, "keychain.db-wal")) == 0)
-    unlink(path(daemon, "keychain.db-shm"))
-    try expectRefusal(daemon, naming: "keychain.db-wal", "it is missing or empty")
+    #expect(unlink(daemon.storeFile("keychain.db-wal")) == 0)
+    unlink(daemon.storeFile("keychain.db-shm"))
+    try daemon.expectRefusal(
+      naming: daemon.storeFile("keychain.db-wal") + ": ",
+      saying: ["it is missing or empty", "delete " + daemon.storeFile("keychain.ledger")])
     // What the message offers: delete the ledger to open keychain.db as it is.
-    #expect(unlink(path(daemon, "keychain.ledger")) == 0)
+    #expect(unlink(daemon.storeFile("keychain.ledger")) == 0)
     try await daemon.start()
     #expect(try lookups(daemon, of: 10) < 10)
   }
 
   @Test func aLogCutShortAfterACrashIsRefused() async throws {
     let daemon = try await crashedWithWritesInTheLog()
-    let log = path(daemon, "keychain.db-wal")
+    let log = daemon.storeFile("keychain.db-wal")
     #expect(truncate(log, off_t(size(log) / 2)) == 0)
-    try expectRefusal(daemon, naming: "keychain.db-wal", "it was cut short or damaged")
+    try daemon.expectRefusal(
+      naming: daemon.storeFile("keychain.db-wal") + ": ",
+      saying: ["it was cut short or damaged", "delete " + daemon.storeFile("keychain.ledger")])
   }
 
   @Test func anOlderDatabaseRestoredAloneIsRefused() async throws {
     let daemon = try await DaemonProcess()
     try await burst(daemon, 5)
     #expect(daemon.terminate() == 0)
-    let old = try #require(FileManager.default.contents(atPath: path(daemon, "keychain.db")))
+    let old = try #require(FileManager.default.contents(atPath: daemon.storeFile("keychain.db")))
     try await daemon.start()
     try await burst(daemon, 5)
     #expect(daemon.terminate() == 0)
-    try old.write(to: URL(fileURLWithPath: path(daemon, "keychain.db")))
-    try expectRefusal(daemon, naming: "keychain.db", "it is older than the store")
+    try old.write(to: URL(fileURLWithPath: daemon.storeFile("keychain.db")))
+    try daemon.expectRefusal(
+      naming: daemon.storeFile("keychain.db") + ": ",
+      saying: ["it is older than the store", "delete " + daemon.storeFile("keychain.ledger")])
   }
 
   /// Within about a second of a burst keychain.db alone (a backup of it, say) holds every
@@ -127,16 +103,16 @@ import Testing
   @Test func aMomentAfterABurstTheDatabaseFileHoldsEveryWrite() async throws {
     let daemon = try await DaemonProcess()
     try await burst(daemon, 20)
-    for _ in 0..<500 where size(path(daemon, "keychain.db-wal")) != 0 {
+    for _ in 0..<500 where size(daemon.storeFile("keychain.db-wal")) != 0 {
       try await Task.sleep(for: .milliseconds(20))  // a bound, not a speed check
     }
-    #expect(size(path(daemon, "keychain.db-wal")) == 0)
+    #expect(size(daemon.storeFile("keychain.db-wal")) == 0)
     let backup = try TemporaryDirectory(prefix: "backup")
     let data = backup.path + "/keychaind"
     try FileManager.default.createDirectory(
       atPath: data, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
     for name in ["keychain.db", "index.key"] {
-      try FileManager.default.copyItem(atPath: path(daemon, name), toPath: data + "/" + name)
+      try FileManager.default.copyItem(atPath: daemon.storeFile(name), toPath: data + "/" + name)
     }
     let copy = try await DaemonProcess(arguments: ["--data-dir", data])
     #expect(try lookups(copy, of: 20) == 20, "\(copy.log)")
