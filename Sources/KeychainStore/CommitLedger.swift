@@ -80,9 +80,6 @@ final class CommitLedger: Sendable {
 
   deinit { close() }
 
-  /// What the ledger holds now.
-  var record: Record { state.withLock { $0.record } }
-
   // MARK: Checking a store against it
 
   /// Refuses a store that holds fewer transactions than were acknowledged: `count` is the
@@ -151,8 +148,8 @@ final class CommitLedger: Sendable {
     let body =
       "keychaind commit ledger 1\n" + field("acknowledged", record.acknowledged)
       + field("checkpointed", record.checkpointed)
-    let check = SHA256.hash(Array(body.utf8)).prefix(8).map { String($0, radix: 16) }
-      .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+    let check = SHA256.hash(Array(body.utf8)).prefix(8).map { String(format: "%02x", $0) }
+      .joined()
     var bytes = Array((body + "check " + check + "\n").utf8)
     bytes += [UInt8](repeating: UInt8(ascii: "\n"), count: recordSize - bytes.count)
     return bytes
