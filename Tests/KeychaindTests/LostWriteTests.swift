@@ -21,8 +21,8 @@ import Testing
     return stat(path, &info) == 0 ? Int(info.st_size) : -1
   }
 
-  /// Stores `count` items in one quick burst over one connection.
-  private func burst(_ daemon: DaemonProcess, _ count: Int) async throws {
+  /// Stores `count` items in one quick burst over one connection, and returns it still open.
+  private func burst(_ daemon: DaemonProcess, _ count: Int) async throws -> Connection {
     let client = try await daemon.bus.connect()
     let (_, session) = try await client.callSecretService(
       "/org/freedesktop/secrets", SecretService.ServiceMethods.openSession, "plain",
@@ -38,18 +38,21 @@ import Testing
           session: session, parameters: [], value: Array("secret \(index)".utf8),
           contentType: "text/plain"), false)
     }
-    await client.close()
+    return client
   }
 
   /// A daemon killed (SIGKILL) right after storing 10 items: the worst case, in which every one
   /// of them is in the log only (10 items write fewer pages than SQLite's automatic checkpoint
   /// waits for). keychaind's own checkpoint comes a moment after a burst; should it win the
-  /// race with the kill, the burst is tried again on a new store.
+  /// race with the kill (the test process stalled past it: a loaded machine, a sanitizer build),
+  /// the burst is tried again on a new store. The kill comes before anything else, even closing
+  /// the client, to keep that window short.
   private func crashedWithWritesInTheLog() async throws -> DaemonProcess {
-    for _ in 0..<3 {
+    for _ in 0..<5 {
       let daemon = try await DaemonProcess()
-      try await burst(daemon, 10)
+      let client = try await burst(daemon, 10)
       daemon.kill(with: SIGKILL)
+      await client.close()
       if size(daemon.storeFile("keychain.db-wal")) > 32 { return daemon }
     }
     throw TestingError("the checkpoint emptied the log before every kill")
@@ -86,11 +89,11 @@ import Testing
 
   @Test func anOlderDatabaseRestoredAloneIsRefused() async throws {
     let daemon = try await DaemonProcess()
-    try await burst(daemon, 5)
+    try await burst(daemon, 5).close()
     #expect(daemon.terminate() == 0)
     let old = try #require(FileManager.default.contents(atPath: daemon.storeFile("keychain.db")))
     try await daemon.start()
-    try await burst(daemon, 5)
+    try await burst(daemon, 5).close()
     #expect(daemon.terminate() == 0)
     try old.write(to: URL(fileURLWithPath: daemon.storeFile("keychain.db")))
     try daemon.expectRefusal(
@@ -102,7 +105,7 @@ import Testing
   /// write: copied with its index key and nothing else, it opens with all 20 items.
   @Test func aMomentAfterABurstTheDatabaseFileHoldsEveryWrite() async throws {
     let daemon = try await DaemonProcess()
-    try await burst(daemon, 20)
+    try await burst(daemon, 20).close()
     for _ in 0..<500 where size(daemon.storeFile("keychain.db-wal")) != 0 {
       try await Task.sleep(for: .milliseconds(20))  // a bound, not a speed check
     }
