@@ -87,7 +87,8 @@ public struct InterfaceDescription: Sendable, Hashable {
     self.signals = signals
   }
 
-  /// The declaration of `member`, if this interface has that method.
+  /// The first declaration of `member`, if this interface has that method (overloads share a
+  /// name: the object server picks among them by signature).
   public func method(_ member: MemberName) -> MethodDescription? {
     methods.first { $0.name == member }
   }
@@ -96,46 +97,6 @@ public struct InterfaceDescription: Sendable, Hashable {
   public func property(_ name: String) -> PropertyDescription? {
     properties.first { $0.name == name }
   }
-
-  /// `org.freedesktop.DBus.Peer`, which libdbus answers on every path.
-  public static let peer = InterfaceDescription(
-    .peer,
-    methods: [
-      MethodDescription("Ping"),
-      MethodDescription("GetMachineId", outputs: [ArgumentDescription("machine_uuid", .string)]),
-    ])
-
-  /// `org.freedesktop.DBus.Introspectable`.
-  public static let introspectable = InterfaceDescription(
-    .introspectable,
-    methods: [MethodDescription("Introspect", outputs: [ArgumentDescription("xml_data", .string)])])
-
-  /// `org.freedesktop.DBus.Properties`.
-  public static let properties = InterfaceDescription(
-    .properties,
-    methods: [
-      MethodDescription(
-        "Get", inputs: [.init("interface_name", .string), .init("property_name", .string)],
-        outputs: [.init("value", .variant)]),
-      MethodDescription(
-        "Set",
-        inputs: [
-          .init("interface_name", .string), .init("property_name", .string),
-          .init("value", .variant),
-        ]),
-      MethodDescription(
-        "GetAll", inputs: [.init("interface_name", .string)],
-        outputs: [.init("properties", .dictionary(key: .string, value: .variant))]),
-    ],
-    signals: [
-      SignalDescription(
-        "PropertiesChanged",
-        [
-          .init("interface_name", .string),
-          .init("changed_properties", .dictionary(key: .string, value: .variant)),
-          .init("invalidated_properties", .array(.string)),
-        ])
-    ])
 }
 
 /// Introspection XML ("Introspection Data Format" of the specification).

@@ -30,8 +30,7 @@ extension MessageTransport {
     invalidated: [String] = []
   ) async throws(DBusError) {
     try await emit(
-      .properties, "PropertiesChanged", from: path,
-      [.string(interface.rawValue), changed.dbusValue, invalidated.dbusValue])
+      PropertiesMethods.propertiesChanged, from: path, interface.rawValue, changed, invalidated)
   }
 }
 

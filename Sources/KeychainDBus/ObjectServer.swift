@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 //
-// A subtree of exported objects. The tree says which interfaces live at a path; the server
-// checks each call against the interface's declaration, answers Properties and Introspectable
-// for every object, and turns any failure into a named D-Bus error: its own, or the one a
-// `DBusErrorConvertible` error renders, or a generic one with the details in the log.
-// (libdbus answers Peer.)
+// A tree of exported objects served on a connection. The tree says which interfaces live at a
+// path; the server runs each call through its filters (work around every call), checks it
+// against the interface's declaration, picks the overload its arguments match, answers
+// Properties and Introspectable for every object, and turns any failure into a named D-Bus
+// error: its own, or the one a `DBusErrorConvertible` error renders, or a generic one with the
+// details in the log. (libdbus answers Peer.)
 //
 // Errors are named and worded as GDBus's object skeletons word them (and gnome-keyring, a GDBus
 // program, for a path with no object): the Secret Service's clients are GDBus programs, and
@@ -34,6 +35,11 @@ public struct MethodRequest: Sendable {
   public var member: MemberName { message.member ?? "Unknown" }
   /// The unique bus name of the caller.
   public var caller: BusName { message.sender ?? BusName(unchecked: ":0.0") }
+  /// The declaration the call matched (among overloads, by its arguments' signature); set by
+  /// the object server before a handler runs.
+  public internal(set) var method: MethodDescription?
+  /// The method's name and the signature it was matched by.
+  public var key: MethodKey { MethodKey(member, method?.inputSignature ?? "") }
   /// The call's arguments, already checked against the declared input signature.
   public var arguments: [DBusValue] { message.body }
 
@@ -49,43 +55,39 @@ public struct MethodRequest: Sendable {
   }
 }
 
-/// One D-Bus interface of an exported object.
+/// One D-Bus interface of an exported object: a declared `Interface` and the handlers of its
+/// methods and properties (`table`). Everything else comes from the table.
 public protocol DBusInterface: Sendable {
-  /// The interface's declaration; calls and property types are checked against it.
-  var interfaceDescription: InterfaceDescription { get }
-  /// Runs a declared method; returns values matching its declared outputs.
-  func call(_ request: MethodRequest) async throws -> [DBusValue]
-  /// Reads a declared, readable property.
-  func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue
-  /// Writes a declared, writable property; `value` already has the declared type.
-  func setProperty(_ name: String, to value: DBusValue, _ request: MethodRequest) async throws
+  /// The interface's declaration and handlers.
+  static var table: InterfaceTable<Self> { get }
   /// Every readable property, for `GetAll`. The default reads them one by one; implement it
   /// when one lookup can answer all of them.
   func allProperties(_ request: MethodRequest) async throws -> [String: DBusValue]
-  /// The error names `member` is declared to answer; nil when the interface declares none
-  /// (a hand-written one). The default is nil.
-  func declaredErrors(of member: MemberName) -> Set<ErrorName>?
-}
-
-/// An interface whose methods are declared with their types and errors (`Takes…Returns`) and
-/// answered through a `MethodTable`: `call` and `declaredErrors` come from the table.
-public protocol DeclaredInterface: DBusInterface {
-  /// The interface's methods and their handlers.
-  static var methods: MethodTable<Self> { get }
-}
-
-extension DeclaredInterface {
-  public func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    try await Self.methods.dispatch(self, request)
-  }
-
-  public func declaredErrors(of member: MemberName) -> Set<ErrorName>? {
-    Self.methods.errors(of: member)
-  }
 }
 
 extension DBusInterface {
-  public func declaredErrors(of member: MemberName) -> Set<ErrorName>? { nil }
+  /// The declaration calls are checked against and introspection prints.
+  public var interfaceDescription: InterfaceDescription { Self.table.interface.description }
+
+  /// Runs the method the request names (by name and signature).
+  public func call(_ request: MethodRequest) async throws -> [DBusValue] {
+    try await Self.table.dispatch(self, request)
+  }
+
+  /// Reads a declared, readable property.
+  public func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue {
+    try await Self.table.get(name, self, request)
+  }
+
+  /// Writes a declared, writable property; `value` already has the declared type.
+  public func setProperty(_ name: String, to value: DBusValue, _ request: MethodRequest)
+    async throws
+  {
+    try await Self.table.set(name, self, value, request)
+  }
+
+  /// The error names the method `key` is declared to answer, every method's included.
+  public func declaredErrors(of key: MethodKey) -> Set<ErrorName>? { Self.table.errors(of: key) }
 
   public func allProperties(_ request: MethodRequest) async throws -> [String: DBusValue] {
     var values: [String: DBusValue] = [:]
@@ -94,39 +96,26 @@ extension DBusInterface {
     }
     return values
   }
-
-  public func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue {
-    throw DBusError.noSuchProperty(name)
-  }
-  public func setProperty(_ name: String, to value: DBusValue, _ request: MethodRequest)
-    async throws
-  {
-    throw DBusError.notWritable(name)
-  }
-}
-
-/// Which objects exist under a subtree, and what they implement.
-public protocol ObjectTree: Sendable {
-  /// The interfaces of the object at `path`, or nil when there is no object there.
-  func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]?
-  /// The names of the nodes directly below `path`, for introspection.
-  func childNodes(of path: ObjectPath) async throws -> [String]
 }
 
 /// Serves an `ObjectTree` on a connection; register it with `Connection.register(_:at:)`.
 public final class ObjectServer: MethodCallHandler {
   private let tree: any ObjectTree
+  private let filters: [any CallFilter]
   private let logger: Logger
   public let maximumByteArray: Int
 
   /// A server for `tree`; unexpected errors are logged to `logger` (never with arguments).
-  /// - Parameter maximumByteArray: calls carrying a longer byte array are refused before it is
-  ///   copied (see `MethodCallHandler.maximumByteArray`).
+  /// - Parameters:
+  ///   - filters: run around every call, the first outermost (see `CallFilter`).
+  ///   - maximumByteArray: calls carrying a longer byte array are refused before it is copied
+  ///     (see `MethodCallHandler.maximumByteArray`).
   public init(
-    _ tree: any ObjectTree, logger: Logger = Logger(label: "keychain.dbus.server"),
-    maximumByteArray: Int = .max
+    _ tree: any ObjectTree, filters: [any CallFilter] = [],
+    logger: Logger = Logger(label: "keychain.dbus.server"), maximumByteArray: Int = .max
   ) {
     self.tree = tree
+    self.filters = filters
     self.logger = logger
     self.maximumByteArray = maximumByteArray
   }
@@ -145,7 +134,7 @@ public final class ObjectServer: MethodCallHandler {
     // it every CreateItem and Delete kept its call for good, 2.4 KB an item.
     defer { _ = request.afterReplyActions.take() }
     do {
-      responder.reply(try await dispatch(request))
+      responder.reply(try await filtered(request, from: 0))
       // The reply is already sent or queued on the connection's thread, ahead of anything these
       // actions send through the connection.
       let actions = request.afterReplyActions.take()
@@ -164,21 +153,30 @@ public final class ObjectServer: MethodCallHandler {
     }
   }
 
+  /// The call through the filters from `index` on, then dispatched.
+  private nonisolated(nonsending) func filtered(_ request: MethodRequest, from index: Int)
+    async throws -> [DBusValue]
+  {
+    guard index < filters.count else { return try await dispatch(request) }
+    return try await filters[index].filter(request) { request in
+      try await self.filtered(request, from: index + 1)
+    }
+  }
+
   private nonisolated(nonsending) func dispatch(_ request: MethodRequest) async throws
     -> [DBusValue]
   {
     let call = request.message
     let path = request.path
+    let interfaces: [any DBusInterface]
     if call.interface == .introspectable || (call.interface == nil && call.member == "Introspect") {
-      try ObjectServer.checkArguments(
-        call, InterfaceDescription.introspectable.method("Introspect")!)
-      return [.string(try await introspect(path))]
-    }
-    guard let interfaces = try await tree.interfaces(at: path) else {
-      throw DBusError.noObject(path)
-    }
-    if call.interface == .properties {
-      return try await PropertiesHandler(interfaces: interfaces).handle(request)
+      // Every path introspects, with or without an object.
+      interfaces = [IntrospectableInterface(tree: tree)]
+    } else {
+      guard let found = try await tree.interfaces(at: path) else {
+        throw DBusError.noObject(path)
+      }
+      interfaces = found + [PropertiesInterface(interfaces: found)]
     }
     let target: (any DBusInterface)?
     if let name = call.interface {
@@ -192,66 +190,50 @@ public final class ObjectServer: MethodCallHandler {
       // The D-Bus specification makes the interface optional: the first one with the method.
       target = interfaces.first { $0.interfaceDescription.method(request.member) != nil }
     }
-    guard let target, let method = target.interfaceDescription.method(request.member) else {
+    let variants = target?.interfaceDescription.methods.filter { $0.name == request.member } ?? []
+    guard let target, !variants.isEmpty else {
       throw DBusError(
         .unknownMethod, "No such method \(DBusError.curlyQuoted(request.member.rawValue))")
     }
-    try ObjectServer.checkArguments(call, method)
-    let result: [DBusValue]
+    var matched = request
+    matched.method = try ObjectServer.variant(of: variants, matching: call)
     do {
-      result = try await target.call(request)
+      return try await target.call(matched)
     } catch {
-      checkDeclared(error, of: target, method.name)
+      checkDeclared(error, of: target, matched.key)
       throw error
     }
-    // A declared interface's results are typed: they cannot differ from its declaration.
-    if target is any DeclaredInterface { return result }
-    let signature = result.map(\.type.signature).joined()
-    guard signature == method.outputSignature else {
-      logger.error(
-        "\(method.name) returned (\(signature)), declared (\(method.outputSignature))")
-      throw DBusError(.failed, "internal error in the service")
-    }
-    return result
   }
 
-  /// Logs an error a declared method answered that its declaration does not list: the
-  /// declaration is what clients and tests read as the contract. (The error is sent anyway.)
-  private func checkDeclared(_ error: any Error, of target: any DBusInterface, _ member: MemberName)
-  {
+  /// Logs an error a method answered that its declaration does not list: the declaration is
+  /// what clients and tests read as the contract. (The error is sent anyway.)
+  private func checkDeclared(_ error: any Error, of target: any DBusInterface, _ key: MethodKey) {
     let name = (error as? DBusError)?.name ?? (error as? any DBusErrorConvertible)?.dbusError.name
-    guard let name, let declared = target.declaredErrors(of: member), !declared.contains(name)
+    guard let name, let declared = target.declaredErrors(of: key), !declared.contains(name)
     else { return }
     logger.error(
-      "\(target.interfaceDescription.name).\(member) answered \(name), which its declaration does not list"
+      "\(target.interfaceDescription.name).\(key.member) answered \(name), which its declaration does not list"
     )
   }
 
-  static func checkArguments(_ call: Message, _ method: MethodDescription) throws(DBusError) {
+  /// The declaration among `variants` (one name, several signatures) whose inputs the call's
+  /// arguments have; InvalidArgs, worded as GDBus words it, when there is none.
+  static func variant(of variants: [MethodDescription], matching call: Message) throws(DBusError)
+    -> MethodDescription
+  {
     let body = call.body
-    guard
-      body.count != method.inputs.count
-        || !zip(body, method.inputs).allSatisfy({ $0.hasType($1.type) })
-    else { return }
+    if let match = variants.first(where: { method in
+      body.count == method.inputs.count
+        && zip(body, method.inputs).allSatisfy { $0.hasType($1.type) }
+    }) {
+      return match
+    }
     let got = body.map(\.type.signature).joined()
-    guard got == method.inputSignature else {
-      throw DBusError(
-        .invalidArgs,
-        "Type of message, \(DBusError.curlyQuoted("(\(got))")), does not match expected type "
-          + DBusError.curlyQuoted("(\(method.inputSignature))"))
-    }
-  }
-
-  private nonisolated(nonsending) func introspect(_ path: ObjectPath) async throws -> String {
-    let children = try await tree.childNodes(of: path)
-    guard let interfaces = try await tree.interfaces(at: path) else {
-      // A path with no object introspects as an empty node, as GDBus answers it.
-      return IntrospectionXML.document(
-        interfaces: children.isEmpty ? [] : [.introspectable], children: children)
-    }
-    let standard: [InterfaceDescription] = [.peer, .introspectable, .properties]
-    return IntrospectionXML.document(
-      interfaces: standard + interfaces.map(\.interfaceDescription), children: children)
+    let expected = variants.map { DBusError.curlyQuoted("(\($0.inputSignature))") }
+    throw DBusError(
+      .invalidArgs,
+      "Type of message, \(DBusError.curlyQuoted("(\(got))")), does not match expected type "
+        + expected.joined(separator: " or "))
   }
 }
 

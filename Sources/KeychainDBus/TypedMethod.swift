@@ -3,8 +3,8 @@
 // A method declared once, with Swift types and the errors it answers:
 // `Takes<[String: String]>.Returns<[ObjectPath], [ObjectPath]>("SearchItems", ["attributes"],
 // ["unlocked", "locked"], errors: [])`. The declaration gives the introspection's description,
-// decodes and encodes arguments and results on both sides, and, through `MethodTable`, routes a
-// call to a handler that is a typed Swift function; an error the declaration does not list is
+// decodes and encodes arguments and results on both sides, and, through `InterfaceTable`, routes
+// a call to a handler that is a typed Swift function; an error the declaration does not list is
 // logged by the object server. (Two nested types because a generic type may declare one
 // parameter pack only.)
 //
@@ -112,75 +112,6 @@ struct BodyReader {
     }
     defer { index += 1 }
     return try T(dbusValue: body[index])
-  }
-}
-
-/// The methods of one interface and the typed handlers that answer them, for an interface's
-/// `call`: `try await Self.methods.dispatch(self, request)`.
-public struct MethodTable<Target: Sendable>: Sendable {
-  public typealias Handler = @Sendable (Target, MethodRequest) async throws -> [DBusValue]
-  @usableFromInline var handlers: [MemberName: Handler] = [:]
-  @usableFromInline var declaredErrors: [MemberName: Set<ErrorName>] = [:]
-  @usableFromInline var added: [MethodDescription] = []
-  /// The methods' descriptions, in the order they were added (the introspection's order).
-  public var descriptions: [MethodDescription] { added }
-
-  /// A table built by `build`.
-  public init(_ build: (inout MethodTable) -> Void) {
-    build(&self)
-  }
-
-  /// Answers `method` with `handler`: an unapplied method of `Target` taking the request
-  /// and the typed arguments, returning the typed results. Inlinable, so that the handler's
-  /// decoding and encoding are specialized for its types where the table is built.
-  @inlinable
-  public mutating func on<each Input: DBusRepresentable, each Output: DBusRepresentable>(
-    _ method: Takes<repeat each Input>.Returns<repeat each Output>,
-    _ handler:
-      @escaping @Sendable (Target) -> (MethodRequest, repeat each Input) async throws ->
-      (repeat each Output)
-  ) {
-    method.requireResults()
-    add(method.description, errors: method.errors) { target, request in
-      let arguments = try method.decodeArguments(request.arguments)
-      let results = try await handler(target)(request, repeat each arguments)
-      return method.results(repeat each results)
-    }
-  }
-
-  /// Answers `method`, which returns nothing, with `handler`, which returns `Void`.
-  @inlinable
-  public mutating func on<each Input: DBusRepresentable>(
-    _ method: Takes<repeat each Input>.ReturnsNothing,
-    _ handler:
-      @escaping @Sendable (Target) -> (MethodRequest, repeat each Input) async throws -> Void
-  ) {
-    add(method.description, errors: method.errors) { target, request in
-      let arguments = try method.decodeArguments(request.arguments)
-      try await handler(target)(request, repeat each arguments)
-      return []
-    }
-  }
-
-  @usableFromInline
-  mutating func add(
-    _ description: MethodDescription, errors: Set<ErrorName>, _ handler: @escaping Handler
-  ) {
-    added.append(description)
-    declaredErrors[description.name] = errors.union(ErrorName.everyMethod)
-    handlers[description.name] = handler
-  }
-
-  /// The error names `member` may answer, every method's included.
-  public func errors(of member: MemberName) -> Set<ErrorName>? { declaredErrors[member] }
-
-  /// Runs the handler of the request's method.
-  public func dispatch(_ target: Target, _ request: MethodRequest) async throws -> [DBusValue] {
-    guard let handler = handlers[request.member] else {
-      throw DBusError(
-        .unknownMethod, "No such method \(DBusError.curlyQuoted(request.member.rawValue))")
-    }
-    return try await handler(target, request)
   }
 }
 

@@ -27,28 +27,51 @@ public final class DemoService: ObjectTree, DBusInterface {
     return try await connection.requestName(Self.name, options: options)
   }
 
-  public let interfaceDescription = InterfaceDescription(
-    DemoService.interface,
-    methods: [
-      MethodDescription(
-        "Hello", inputs: [.init("name", .string)], outputs: [.init("reply", .string)]),
-      MethodDescription(
-        "Echo", inputs: [.init("value", .variant)], outputs: [.init("value", .variant)]),
-      MethodDescription("Wait", outputs: [.init("reply", .string)]),
-      MethodDescription("Release"),
-      MethodDescription("PendingWaits", outputs: [.init("count", .uint32)]),
-      MethodDescription("Fail", inputs: [.init("error_name", .string)]),
-      MethodDescription("Emit", inputs: [.init("text", .string)]),
-      MethodDescription("Caller", outputs: [.init("unique_name", .string)]),
-      MethodDescription(
-        "Attributes", inputs: [.init("attributes", .dictionary(key: .string, value: .string))],
-        outputs: [.init("count", .uint32)]),
-    ],
-    properties: [
-      PropertyDescription("Greeting", .string, .readwrite),
-      PropertyDescription("Version", .uint32),
-    ],
-    signals: [SignalDescription("Greeted", [.init("text", .string)])])
+  /// `org.example.Demo`'s members, declared with their types.
+  public enum Members {
+    public static let hello = Takes<String>.Returns<String>(
+      DemoService.interface, "Hello", ["name"], ["reply"], errors: [])
+    public static let echo = Takes<DBusValue>.Returns<DBusValue>(
+      DemoService.interface, "Echo", ["value"], ["value"], errors: [])
+    public static let wait = NoArguments.Returns<String>(
+      DemoService.interface, "Wait", [], ["reply"], errors: [])
+    public static let release = NoArguments.ReturnsNothing(
+      DemoService.interface, "Release", errors: [])
+    public static let pendingWaits = NoArguments.Returns<UInt32>(
+      DemoService.interface, "PendingWaits", [], ["count"], errors: [])
+    /// Answers the error it is asked for: any name.
+    public static let fail = Takes<String>.ReturnsNothing(
+      DemoService.interface, "Fail", ["error_name"], errors: [])
+    public static let emit = Takes<String>.ReturnsNothing(
+      DemoService.interface, "Emit", ["text"], errors: [])
+    public static let caller = NoArguments.Returns<String>(
+      DemoService.interface, "Caller", [], ["unique_name"], errors: [])
+    public static let attributes = Takes<[String: String]>.Returns<UInt32>(
+      DemoService.interface, "Attributes", ["attributes"], ["count"], errors: [])
+    public static let greeting = Property<String>(DemoService.interface, "Greeting", .readwrite)
+    public static let version = Property<UInt32>(DemoService.interface, "Version")
+    public static let greeted = Emits<String>(DemoService.interface, "Greeted", ["text"])
+
+    public static let interface = Interface(
+      DemoService.interface,
+      methods: [hello, echo, wait, release, pendingWaits, fail, emit, caller, attributes],
+      properties: [greeting, version], signals: [greeted])
+  }
+
+  public static let table = InterfaceTable<DemoService>(Members.interface) { table in
+    table.on(Members.hello, hello)
+    table.on(Members.echo, echo)
+    table.on(Members.wait, wait)
+    table.on(Members.release, release)
+    table.on(Members.pendingWaits, pendingWaits)
+    table.on(Members.fail, fail)
+    table.on(Members.emit, emit)
+    table.on(Members.caller, caller)
+    table.on(Members.attributes, attributes)
+    table.get(Members.greeting, greeting)
+    table.set(Members.greeting, setGreeting)
+    table.get(Members.version) { _ in { _ in 1 } }
+  }
 
   public func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]? {
     path == Self.path || path.rawValue == Self.path.rawValue + "/child" ? [self] : nil
@@ -64,59 +87,57 @@ public final class DemoService: ObjectTree, DBusInterface {
     }
   }
 
-  public func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    switch request.member.rawValue {
-    case "Hello":
-      let name: String = try request.argument(0)
-      return [.string("\(greeting.withLock { $0 }), \(name)!")]
-    case "Echo":
-      return [.variant(try request.argument(0, as: DBusValue.self))]
-    case "Wait":
-      await withCheckedContinuation { continuation in
-        let resumeNow = gate.withLock { state in
-          if !state.released { state.waiters.append(continuation) }
-          return state.released
-        }
-        if resumeNow { continuation.resume() }
-      }
-      return [.string("released")]
-    case "Release":
-      let waiters = gate.withLock { state in
-        state.released = true
-        defer { state.waiters = [] }
-        return state.waiters
-      }
-      for waiter in waiters { waiter.resume() }
-      return []
-    case "PendingWaits":
-      return [.uint32(UInt32(gate.withLock { $0.waiters.count }))]
-    case "Fail":
-      throw DBusError(try ErrorName(try request.argument(0, as: String.self)), "failed on request")
-    case "Emit":
-      let text: String = try request.argument(0)
-      try await request.connection.emit(
-        Self.interface, "Greeted", from: request.path, [.string(text)])
-      return []
-    case "Caller":
-      return [.string(request.caller.rawValue)]
-    default:  // Attributes
-      return [.uint32(UInt32(try request.argument(0, as: [String: String].self).count))]
-    }
+  func hello(_ request: MethodRequest, name: String) async throws -> String {
+    "\(greeting.withLock { $0 }), \(name)!"
   }
 
-  public func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue {
-    name == "Greeting" ? .string(greeting.withLock { $0 }) : .uint32(1)
+  func echo(_ request: MethodRequest, value: DBusValue) async throws -> DBusValue { value }
+
+  func wait(_ request: MethodRequest) async throws -> String {
+    await withCheckedContinuation { continuation in
+      let resumeNow = gate.withLock { state in
+        if !state.released { state.waiters.append(continuation) }
+        return state.released
+      }
+      if resumeNow { continuation.resume() }
+    }
+    return "released"
   }
 
-  public func setProperty(_ name: String, to value: DBusValue, _ request: MethodRequest)
-    async throws
-  {
-    guard let text = value.string, !text.isEmpty else {
-      throw DBusError(.invalidArgs, "Greeting must not be empty")
+  func release(_ request: MethodRequest) async throws {
+    let waiters = gate.withLock { state in
+      state.released = true
+      defer { state.waiters = [] }
+      return state.waiters
     }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  func pendingWaits(_ request: MethodRequest) async throws -> UInt32 {
+    UInt32(gate.withLock { $0.waiters.count })
+  }
+
+  func fail(_ request: MethodRequest, errorName: String) async throws {
+    throw DBusError(try ErrorName(errorName), "failed on request")
+  }
+
+  func emit(_ request: MethodRequest, text: String) async throws {
+    try await request.connection.emit(Members.greeted, from: request.path, text)
+  }
+
+  func caller(_ request: MethodRequest) async throws -> String { request.caller.rawValue }
+
+  func attributes(_ request: MethodRequest, attributes: [String: String]) async throws -> UInt32 {
+    UInt32(attributes.count)
+  }
+
+  func greeting(_ request: MethodRequest) async throws -> String { greeting.withLock { $0 } }
+
+  func setGreeting(_ request: MethodRequest, text: String) async throws {
+    guard !text.isEmpty else { throw DBusError(.invalidArgs, "Greeting must not be empty") }
     greeting.withLock { $0 = text }
     try await request.connection.emitPropertiesChanged(
-      at: request.path, interface: Self.interface, changed: ["Greeting": value])
+      at: request.path, interface: Self.interface, changed: [Members.greeting.name: .string(text)])
   }
 }
 

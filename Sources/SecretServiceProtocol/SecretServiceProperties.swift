@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// The Secret Service's properties, declared once with their Swift types (see `Property`), in
-// the order introspection lists them.
+// The Secret Service's properties, declared once with their Swift types (see `Property`).
 
 import KeychainDBus
 
@@ -18,11 +17,6 @@ extension SecretService {
     public static let locked = Property<Bool>(collectionInterface, "Locked")
     public static let created = Property<UInt64>(collectionInterface, "Created")
     public static let modified = Property<UInt64>(collectionInterface, "Modified")
-    /// All of them, in introspection's order.
-    public static let all = [
-      items.description, label.description, locked.description, created.description,
-      modified.description,
-    ]
   }
 
   /// `org.freedesktop.Secret.Item`'s properties.
@@ -35,10 +29,10 @@ extension SecretService {
     public static let type = Property<String>(itemInterface, "Type", .readwrite)
     public static let created = Property<UInt64>(itemInterface, "Created")
     public static let modified = Property<UInt64>(itemInterface, "Modified")
-    /// All of them, in introspection's order.
-    public static let all = [
-      locked.description, attributes.description, label.description, type.description,
-      created.description, modified.description,
-    ]
   }
+}
+
+extension SecretService.PortalMethods {
+  /// The portal backend's version.
+  public static let version = Property<UInt32>(interface, "version")
 }

@@ -5,9 +5,11 @@
 // activation find the service at once; a call that arrives meanwhile waits for the unlock
 // rather than finding the collection locked and asking for a password.
 
+import KeychainDBus
 import Synchronization
 
-final class CallGate: Sendable {
+/// Holds every call, introspection included, until `open()`; the first of the daemon's filters.
+final class CallGate: CallFilter {
   private let state: Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>
 
   init(open: Bool) {
@@ -36,5 +38,12 @@ final class CallGate: Sendable {
       return state.waiting
     }
     for continuation in waiting { continuation.resume() }
+  }
+
+  nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
+    async throws -> [DBusValue]
+  {
+    await wait()
+    return try await next(request)
   }
 }

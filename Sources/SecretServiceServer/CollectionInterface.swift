@@ -7,7 +7,7 @@ import KeychainStore
 import SecretServiceProtocol
 
 /// `org.freedesktop.Secret.Collection` for one collection, reached by its own path or an alias.
-struct CollectionInterface: DeclaredInterface {
+struct CollectionInterface: DBusInterface {
   let state: ServiceState
   /// The store's name of the collection.
   let name: String
@@ -16,21 +16,18 @@ struct CollectionInterface: DeclaredInterface {
   typealias Methods = SecretService.CollectionMethods
 
   /// Each method's handler, from the declarations in SecretServiceProtocol.
-  static let methods = MethodTable<CollectionInterface> { table in
+  static let table = InterfaceTable<CollectionInterface>(SecretService.Interfaces.collection) {
+    table in
     table.on(Methods.delete, delete)
     table.on(Methods.searchItems, searchItems)
     table.on(Methods.createItem, createItem)
+    table.get(Properties.items, items)
+    table.get(Properties.label, label)
+    table.set(Properties.label, setLabel)
+    table.get(Properties.locked, locked)
+    table.get(Properties.created, created)
+    table.get(Properties.modified, modified)
   }
-
-  static let description = InterfaceDescription(
-    SecretService.collectionInterface, methods: methods.descriptions,
-    properties: SecretService.CollectionProperty.all,
-    signals: [
-      SecretService.CollectionSignals.itemCreated.description,
-      SecretService.CollectionSignals.itemDeleted.description,
-      SecretService.CollectionSignals.itemChanged.description,
-    ])
-  var interfaceDescription: InterfaceDescription { Self.description }
 
   var path: ObjectPath { Resolver.path(ofCollection: name) }
 
@@ -113,18 +110,22 @@ struct CollectionInterface: DeclaredInterface {
 
   private typealias Properties = SecretService.CollectionProperty
 
-  func getProperty(_ property: String, _ request: MethodRequest) async throws -> DBusValue {
-    let info = try store.collection(name)
-    switch property {
-    case Properties.items.name:
-      let items: [ItemID] = try store.items(in: name)
-      if items.count >= MemoryRelease.largeList { MemoryRelease.afterReply(to: request) }
-      return Properties.items.wire(Resolver.paths(of: items))
-    case Properties.label.name: return Properties.label.wire(info.label)
-    case Properties.locked.name: return Properties.locked.wire(info.isLocked)
-    case Properties.created.name: return Properties.created.wire(Self.seconds(info.created))
-    default: return Properties.modified.wire(Self.seconds(info.modified))
-    }
+  func items(_ request: MethodRequest) async throws -> [ObjectPath] {
+    let items: [ItemID] = try store.items(in: name)
+    if items.count >= MemoryRelease.largeList { MemoryRelease.afterReply(to: request) }
+    return Resolver.paths(of: items)
+  }
+
+  func label(_ request: MethodRequest) async throws -> String { try store.collection(name).label }
+
+  func locked(_ request: MethodRequest) async throws -> Bool { try store.collection(name).isLocked }
+
+  func created(_ request: MethodRequest) async throws -> UInt64 {
+    Self.seconds(try store.collection(name).created)
+  }
+
+  func modified(_ request: MethodRequest) async throws -> UInt64 {
+    Self.seconds(try store.collection(name).modified)
   }
 
   /// A date as the Secret Service's `t` properties carry it: seconds since 1970.
@@ -132,18 +133,16 @@ struct CollectionInterface: DeclaredInterface {
     UInt64(max(0, date?.timeIntervalSince1970 ?? 0))
   }
 
-  func setProperty(_ property: String, to value: DBusValue, _ request: MethodRequest) async throws {
+  func setLabel(_ request: MethodRequest, label: String) async throws {
     guard !store.isLocked(name) else { throw SecretServiceError.Locked.setProperty }
-    try await Blocking.run { [store, name] in
-      try store.setLabel(value.string ?? "", ofCollection: name)
-    }
+    try await Blocking.run { [store, name] in try store.setLabel(label, ofCollection: name) }
     await ChangeSignals(request, state: state).collectionChanged(
-      name, Properties.label.changed(value.string ?? ""))
+      name, Properties.label.changed(label))
   }
 }
 
 /// `org.freedesktop.Secret.Item` for one item.
-struct ItemInterface: DeclaredInterface {
+struct ItemInterface: DBusInterface {
   let state: ServiceState
   let item: ItemID
   var store: KeychainStore { state.store }
@@ -151,16 +150,20 @@ struct ItemInterface: DeclaredInterface {
   typealias Methods = SecretService.ItemMethods
 
   /// Each method's handler, from the declarations in SecretServiceProtocol.
-  static let methods = MethodTable<ItemInterface> { table in
+  static let table = InterfaceTable<ItemInterface>(SecretService.Interfaces.item) { table in
     table.on(Methods.delete, delete)
     table.on(Methods.getSecret, getSecret)
     table.on(Methods.setSecret, setSecret)
+    table.get(Properties.locked, locked)
+    table.get(Properties.attributes, attributes)
+    table.set(Properties.attributes, setAttributes)
+    table.get(Properties.label, label)
+    table.set(Properties.label, setLabel)
+    table.get(Properties.type, type)
+    table.set(Properties.type, setType)
+    table.get(Properties.created, created)
+    table.get(Properties.modified, modified)
   }
-
-  static let description = InterfaceDescription(
-    SecretService.itemInterface, methods: methods.descriptions,
-    properties: SecretService.ItemProperty.all)
-  var interfaceDescription: InterfaceDescription { Self.description }
 
   var path: ObjectPath { Resolver.path(of: item) }
 
@@ -195,23 +198,25 @@ struct ItemInterface: DeclaredInterface {
 
   private typealias Properties = SecretService.ItemProperty
 
-  func getProperty(_ property: String, _ request: MethodRequest) async throws -> DBusValue {
-    if property == Properties.locked.name {
-      return Properties.locked.wire(store.isLocked(item.collection))
-    }
-    return try properties()[property] ?? .boolean(false)
+  func locked(_ request: MethodRequest) async throws -> Bool { store.isLocked(item.collection) }
+  func attributes(_ request: MethodRequest) async throws -> [String: String] {
+    try info()?.attributes ?? [:]
+  }
+  func label(_ request: MethodRequest) async throws -> String { try info()?.label ?? "" }
+  func type(_ request: MethodRequest) async throws -> String {
+    try info()?.attributes["xdg:schema"] ?? ""
+  }
+  func created(_ request: MethodRequest) async throws -> UInt64 {
+    CollectionInterface.seconds(try info()?.created)
+  }
+  func modified(_ request: MethodRequest) async throws -> UInt64 {
+    CollectionInterface.seconds(try info()?.modified)
   }
 
   /// One decryption answers every property: libsecret calls GetAll for each search hit.
   func allProperties(_ request: MethodRequest) async throws -> [String: DBusValue] {
-    try properties()
-  }
-
-  private func properties() throws -> [String: DBusValue] {
     let locked = store.isLocked(item.collection)
-    // A locked item's metadata is sealed on disk: it shows what was seen of it while its
-    // collection was unlocked in this run (as gnome-keyring's does), and is empty otherwise.
-    let info = locked ? store.knownInfo(item) : try store.itemInfo(item)
+    let info = try info(locked: locked)
     return [
       Properties.locked.name: Properties.locked.wire(locked),
       Properties.attributes.name: Properties.attributes.wire(info?.attributes ?? [:]),
@@ -223,30 +228,42 @@ struct ItemInterface: DeclaredInterface {
     ]
   }
 
-  func setProperty(_ property: String, to value: DBusValue, _ request: MethodRequest) async throws {
-    guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.setProperty }
-    // Only the property that was set is announced, as gnome-keyring does (Type: none at all).
-    var changed = [property: value]
-    let store = store
-    let item = item
-    switch property {
-    case Properties.label.name:
-      try await Blocking.run {
-        try store.setLabel(value.string ?? "", ofItem: item)
-      }
-    case Properties.attributes.name:
-      let attributes = try [String: String](dbusValue: value)
-      try await Blocking.run {
-        try store.setAttributes(attributes, of: item)
-      }
-    default:  // Type
-      var attributes = try store.itemInfo(item).attributes
-      attributes["xdg:schema"] = value.string
-      try await Blocking.run { [attributes] in
-        try store.setAttributes(attributes, of: item)
-      }
-      changed = [:]
+  /// The item's label, attributes and times. A locked item's metadata is sealed on disk: it
+  /// shows what was seen of it while its collection was unlocked in this run (as
+  /// gnome-keyring's does), and is empty otherwise.
+  private func info(locked: Bool? = nil) throws -> ItemInfo? {
+    (locked ?? store.isLocked(item.collection)) ? store.knownInfo(item) : try store.itemInfo(item)
+  }
+
+  // Only the property that was set is announced, as gnome-keyring does (Type: none at all).
+
+  func setLabel(_ request: MethodRequest, label: String) async throws {
+    try await change(request, Properties.label.changed(label)) { [item] store in
+      try store.setLabel(label, ofItem: item)
     }
+  }
+
+  func setAttributes(_ request: MethodRequest, attributes: [String: String]) async throws {
+    try await change(request, Properties.attributes.changed(attributes)) { [item] store in
+      try store.setAttributes(attributes, of: item)
+    }
+  }
+
+  func setType(_ request: MethodRequest, type: String) async throws {
+    try await change(request, [:]) { [item] store in
+      var attributes = try store.itemInfo(item).attributes
+      attributes["xdg:schema"] = type
+      try store.setAttributes(attributes, of: item)
+    }
+  }
+
+  /// Makes a change to an unlocked item off the loop thread, then announces `changed`.
+  private func change(
+    _ request: MethodRequest, _ changed: [String: DBusValue],
+    _ write: @escaping @Sendable (KeychainStore) throws -> Void
+  ) async throws {
+    guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.setProperty }
+    try await Blocking.run { [store] in try write(store) }
     await ChangeSignals(request, state: state).itemChanged(item, changed)
   }
 }

@@ -9,23 +9,20 @@ import SecretServiceProtocol
 /// object: collections created, unlocked and re-keyed with a password the caller sends through
 /// its session instead of a prompt (headless scripts, kiosks), and Seahorse's "change password"
 /// (`ChangeWithPrompt`).
-struct GnomeKeyringInterface: DeclaredInterface {
+struct GnomeKeyringInterface: DBusInterface {
   let state: ServiceState
   var store: KeychainStore { state.store }
 
   typealias Methods = SecretService.GnomeKeyringMethods
 
   /// Each method's handler, from the declarations in SecretServiceProtocol.
-  static let methods = MethodTable<GnomeKeyringInterface> { table in
+  static let table = InterfaceTable<GnomeKeyringInterface>(SecretService.Interfaces.gnomeKeyring) {
+    table in
     table.on(Methods.changeWithMasterPassword, changeWithMasterPassword)
     table.on(Methods.changeWithPrompt, changeWithPrompt)
     table.on(Methods.createWithMasterPassword, createWithMasterPassword)
     table.on(Methods.unlockWithMasterPassword, unlockWithMasterPassword)
   }
-
-  static let description = InterfaceDescription(
-    SecretService.gnomeInternalInterface, methods: methods.descriptions)
-  var interfaceDescription: InterfaceDescription { Self.description }
 
   func createWithMasterPassword(
     _ request: MethodRequest, attributes properties: [String: DBusValue], password: Secret

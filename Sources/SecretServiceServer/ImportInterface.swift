@@ -13,18 +13,13 @@ import KeychainStore
 import Logging
 import SecretServiceProtocol
 
-struct ImportInterface: DeclaredInterface {
+struct ImportInterface: DBusInterface {
   let state: ServiceState
 
-  static let methods = MethodTable<ImportInterface> { table in
+  static let table = InterfaceTable<ImportInterface>(SecretService.Interfaces.importer) { table in
     table.on(SecretService.ImportMethods.importGnomeKeyring, importGnomeKeyring)
     table.on(SecretService.ImportMethods.importBackup, importBackup)
   }
-
-  static let description = InterfaceDescription(
-    SecretService.importInterface, methods: methods.descriptions,
-    signals: [SecretService.ImportSignals.progress.description])
-  var interfaceDescription: InterfaceDescription { Self.description }
 
   func importGnomeKeyring(
     _ request: MethodRequest, directory path: String, passwords secrets: [Secret], dryRun: Bool

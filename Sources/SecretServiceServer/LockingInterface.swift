@@ -10,21 +10,17 @@ import KeychainDBus
 import KeychainStore
 import SecretServiceProtocol
 
-struct LockingInterface: DeclaredInterface {
+struct LockingInterface: DBusInterface {
   let state: ServiceState
   var store: KeychainStore { state.store }
 
   typealias Methods = SecretService.LockingMethods
 
-  static let methods = MethodTable<LockingInterface> { table in
+  static let table = InterfaceTable<LockingInterface>(SecretService.Interfaces.locking) { table in
     table.on(Methods.getLockPolicy, getLockPolicy)
     table.on(Methods.setLockPolicy, setLockPolicy)
     table.on(Methods.lastLoginUnlock, lastLoginUnlock)
   }
-
-  static let description = InterfaceDescription(
-    SecretService.lockingInterface, methods: methods.descriptions)
-  var interfaceDescription: InterfaceDescription { Self.description }
 
   /// Route ("" if none was recorded), Unix time, and the boot id at that time.
   func lastLoginUnlock(_ request: MethodRequest) async throws -> (String, Int64, String) {

@@ -22,7 +22,7 @@ import SecretServiceProtocol
   import Glibc
 #endif
 
-struct PortalInterface: DeclaredInterface {
+struct PortalInterface: DBusInterface {
   let state: ServiceState
 
   static let path: ObjectPath = "/org/freedesktop/portal/desktop"
@@ -36,18 +36,9 @@ struct PortalInterface: DeclaredInterface {
     case failed = 2
   }
 
-  static let methods = MethodTable<PortalInterface> { table in
+  static let table = InterfaceTable<PortalInterface>(SecretService.Interfaces.portal) { table in
     table.on(SecretService.PortalMethods.retrieveSecret, retrieveSecret)
-  }
-
-  static let description = InterfaceDescription(
-    SecretService.PortalMethods.interface, methods: methods.descriptions,
-    properties: [PropertyDescription("version", .uint32)])
-  var interfaceDescription: InterfaceDescription { Self.description }
-
-  func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue {
-    guard name == "version" else { throw DBusError.noSuchProperty(name) }
-    return .uint32(1)
+    table.get(SecretService.PortalMethods.version) { _ in { _ in 1 } }
   }
 
   /// The app's key, written to `fd`; `handle` and `options` are not used (keychaind shows no

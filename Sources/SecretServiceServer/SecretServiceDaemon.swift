@@ -1,21 +1,20 @@
 // SPDX-License-Identifier: MIT
 //
-// The object tree of `org.freedesktop.secrets`, and bringing it onto a bus.
+// The object tree of `org.freedesktop.secrets` (the Secret Service at /org/freedesktop/secrets,
+// the portal's backend at /org/freedesktop/portal/desktop), and bringing it onto a bus.
 
 import KeychainDBus
 import KeychainStore
 import Logging
 import SecretServiceProtocol
 
-/// Which objects exist: the service, collections (by name or alias), items, sessions, prompts.
+/// Which objects exist under /org/freedesktop/secrets: the service, collections (by name or
+/// alias), items, sessions, prompts.
 struct SecretTree: ObjectTree {
   let state: ServiceState
-  let logger: Logger
   var store: KeychainStore { state.store }
 
   func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]? {
-    await state.gate.wait()
-    if path == PortalInterface.path { return [PortalInterface(state: state)] }
     guard let parsed = SecretPath(path) else { return nil }
     switch parsed {
     case .service:
@@ -40,10 +39,6 @@ struct SecretTree: ObjectTree {
   func childNodes(of path: ObjectPath) async throws -> [String] {
     let base = SecretPath.base.rawValue
     switch path.rawValue {
-    case "/": return ["org"]
-    case "/org": return ["freedesktop"]
-    case "/org/freedesktop": return ["portal", "secrets"]
-    case "/org/freedesktop/portal": return ["desktop"]
     case base: return ["collection", "aliases"]
     case base + "/collection": return try store.collections().map(\.name)
     case base + "/aliases": return ["default"]
@@ -110,8 +105,12 @@ public final class SecretServiceDaemon: Sendable {
   /// store's limit is refused before it is copied out of the message; under a DH session it
   /// carries up to 16 bytes of padding.
   public func objectServer() -> ObjectServer {
-    ObjectServer(
-      SecretTree(state: state, logger: logger), logger: logger,
+    let state = state
+    var tree = Mounts()
+    tree.mount(SecretTree(state: state), at: SecretPath.base)
+    tree.mount(at: PortalInterface.path) { [PortalInterface(state: state)] }
+    return ObjectServer(
+      tree, filters: [state.gate], logger: logger,
       maximumByteArray: StoreLimits.maxSecretBytes + 16)
   }
 

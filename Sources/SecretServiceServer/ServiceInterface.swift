@@ -6,14 +6,14 @@ import KeychainStore
 import SecretServiceProtocol
 
 /// `org.freedesktop.Secret.Service` at `/org/freedesktop/secrets`.
-struct ServiceInterface: DeclaredInterface {
+struct ServiceInterface: DBusInterface {
   let state: ServiceState
   var store: KeychainStore { state.store }
 
   typealias Methods = SecretService.ServiceMethods
 
   /// Each method's handler, from the declarations in SecretServiceProtocol.
-  static let methods = MethodTable<ServiceInterface> { table in
+  static let table = InterfaceTable<ServiceInterface>(SecretService.Interfaces.service) { table in
     table.on(Methods.openSession, openSession)
     table.on(Methods.createCollection, createCollection)
     table.on(Methods.searchItems, searchItems)
@@ -24,18 +24,8 @@ struct ServiceInterface: DeclaredInterface {
     table.on(Methods.setAlias, setAlias)
     table.on(Methods.lockService, lockService)
     table.on(Methods.changeLock, changeLock)
+    table.get(SecretService.ServiceProperty.collections, collections)
   }
-
-  // Built once: the object server asks for it on every call.
-  static let description = InterfaceDescription(
-    SecretService.serviceInterface, methods: methods.descriptions,
-    properties: [SecretService.ServiceProperty.collections.description],
-    signals: [
-      SecretService.ServiceSignals.collectionCreated.description,
-      SecretService.ServiceSignals.collectionDeleted.description,
-      SecretService.ServiceSignals.collectionChanged.description,
-    ])
-  var interfaceDescription: InterfaceDescription { Self.description }
 
   func openSession(_ request: MethodRequest, algorithm: String, input: DBusValue) async throws
     -> (DBusValue, ObjectPath)
@@ -168,8 +158,7 @@ struct ServiceInterface: DeclaredInterface {
     return (unlocked, prompt)
   }
 
-  func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue {
-    let names = try store.collections().map(\.name)
-    return SecretService.ServiceProperty.collections.wire(names.map(Resolver.path(ofCollection:)))
+  func collections(_ request: MethodRequest) async throws -> [ObjectPath] {
+    try store.collections().map { Resolver.path(ofCollection: $0.name) }
   }
 }

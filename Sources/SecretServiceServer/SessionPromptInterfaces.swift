@@ -4,18 +4,13 @@ import KeychainDBus
 import SecretServiceProtocol
 
 /// `org.freedesktop.Secret.Session`: only its owner may close it.
-struct SessionInterface: DeclaredInterface {
+struct SessionInterface: DBusInterface {
   let state: ServiceState
   let id: String
 
-  static let methods = MethodTable<SessionInterface> { table in
+  static let table = InterfaceTable<SessionInterface>(SecretService.Interfaces.session) { table in
     table.on(SecretService.SessionMethods.close, close)
   }
-
-  // Built once: the object server asks for it on every call.
-  static let description = InterfaceDescription(
-    SecretService.sessionInterface, methods: methods.descriptions)
-  var interfaceDescription: InterfaceDescription { Self.description }
 
   func close(_ request: MethodRequest) async throws {
     try state.sessions.close(id, caller: request.caller)
@@ -25,20 +20,14 @@ struct SessionInterface: DeclaredInterface {
 /// `org.freedesktop.Secret.Prompt`. `Prompt()` returns at once; the dialog runs afterwards and
 /// `Completed` follows it, carrying the typed result (`ao` for unlocking, `o` for creating).
 /// `Dismiss()` closes a running dialog, and the prompt completes dismissed.
-struct PromptInterface: DeclaredInterface {
+struct PromptInterface: DBusInterface {
   let state: ServiceState
   let id: String
 
-  static let methods = MethodTable<PromptInterface> { table in
+  static let table = InterfaceTable<PromptInterface>(SecretService.Interfaces.prompt) { table in
     table.on(SecretService.PromptMethods.prompt, prompt)
     table.on(SecretService.PromptMethods.dismiss, dismiss)
   }
-
-  // Built once: the object server asks for it on every call.
-  static let description = InterfaceDescription(
-    SecretService.promptInterface, methods: methods.descriptions,
-    signals: [SecretService.PromptSignals.completed.description])
-  var interfaceDescription: InterfaceDescription { Self.description }
 
   func dismiss(_ request: MethodRequest) async throws {
     let (path, connection) = (SecretPath.prompt(id).objectPath, request.connection)

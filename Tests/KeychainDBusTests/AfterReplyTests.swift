@@ -24,11 +24,12 @@ import Testing
     let ran = Mutex(false)
   }
 
-  struct Probe: DeclaredInterface {
+  struct Probe: DBusInterface {
     let seen: Seen
-    static let methods = MethodTable<Probe> { $0.on(probeMethod, probe) }
-    var interfaceDescription: InterfaceDescription {
-      InterfaceDescription(AfterReplyTests.interface, methods: Self.methods.descriptions)
+    static let table = InterfaceTable<Probe>(
+      Interface(AfterReplyTests.interface, methods: [probeMethod])
+    ) {
+      $0.on(probeMethod, probe)
     }
 
     func probe(_ request: MethodRequest, fail: Bool) async throws {

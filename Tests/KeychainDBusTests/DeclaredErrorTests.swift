@@ -14,10 +14,11 @@ import Testing
   static let refuseMethod = Takes<String>.ReturnsNothing(
     interface, "Refuse", ["how"], errors: [.accessDenied])
 
-  struct Declared: DeclaredInterface {
-    static let methods = MethodTable<Declared> { $0.on(refuseMethod, refuse) }
-    var interfaceDescription: InterfaceDescription {
-      InterfaceDescription(DeclaredErrorTests.interface, methods: Self.methods.descriptions)
+  struct Declared: DBusInterface {
+    static let table = InterfaceTable<Declared>(
+      Interface(DeclaredErrorTests.interface, methods: [refuseMethod])
+    ) {
+      $0.on(refuseMethod, refuse)
     }
 
     func refuse(_ request: MethodRequest, how: String) async throws {

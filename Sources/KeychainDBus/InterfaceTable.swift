@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+//
+// The handlers that serve one declared `Interface`: a typed Swift function per method (keyed by
+// name and input signature, so overloads dispatch), a typed getter per readable property and a
+// typed setter per writable one. Building the table checks it against the declaration: a
+// declared member with no handler, or a handler for an undeclared one, stops the program where
+// the table is built, before any call can reach it.
+
+/// The handlers of one interface, for a `DBusInterface`'s `static let table`.
+public struct InterfaceTable<Target: Sendable>: Sendable {
+  public typealias Handler = @Sendable (Target, MethodRequest) async throws -> [DBusValue]
+  public typealias Getter = @Sendable (Target, MethodRequest) async throws -> DBusValue
+  public typealias Setter = @Sendable (Target, MethodRequest, DBusValue) async throws -> Void
+
+  /// The declaration this table serves.
+  public let interface: Interface
+  @usableFromInline var handlers: [MethodKey: Handler] = [:]
+  @usableFromInline var getters: [String: Getter] = [:]
+  @usableFromInline var setters: [String: Setter] = [:]
+  let declaredErrors: [MethodKey: Set<ErrorName>]
+
+  /// The handlers `build` adds for `interface`, which must be all of them.
+  public init(_ interface: Interface, _ build: (inout InterfaceTable) -> Void) {
+    self.interface = interface
+    declaredErrors = interface.declaredErrors()
+    build(&self)
+    let declared = Set(interface.methods.map { MethodKey($0.description) })
+    let handled = Set(handlers.keys)
+    precondition(
+      declared == handled,
+      "\(interface.name): methods without a handler \(declared.subtracting(handled)), "
+        + "handlers without a declaration \(handled.subtracting(declared))")
+    for property in interface.properties.map(\.description) {
+      precondition(
+        property.access.isReadable == (getters[property.name] != nil)
+          && property.access.isWritable == (setters[property.name] != nil),
+        "\(interface.name).\(property.name): getter and setter must match its access")
+    }
+    precondition(
+      Set(getters.keys).union(setters.keys).isSubset(
+        of: interface.properties.map(\.description.name)),
+      "\(interface.name): an accessor for an undeclared property")
+  }
+
+  /// Answers `method` with `handler`: an unapplied method of `Target` taking the request
+  /// and the typed arguments, returning the typed results. Inlinable, so that the handler's
+  /// decoding and encoding are specialized for its types where the table is built.
+  @inlinable
+  public mutating func on<each Input: DBusRepresentable, each Output: DBusRepresentable>(
+    _ method: Takes<repeat each Input>.Returns<repeat each Output>,
+    _ handler:
+      @escaping @Sendable (Target) -> (MethodRequest, repeat each Input) async throws ->
+      (repeat each Output)
+  ) {
+    method.requireResults()
+    add(method.description) { target, request in
+      let arguments = try method.decodeArguments(request.arguments)
+      let results = try await handler(target)(request, repeat each arguments)
+      return method.results(repeat each results)
+    }
+  }
+
+  /// Answers `method`, which returns nothing, with `handler`, which returns `Void` (an empty
+  /// result pack must not cross an `await`: see TypedMethod.swift).
+  @inlinable
+  public mutating func on<each Input: DBusRepresentable>(
+    _ method: Takes<repeat each Input>.ReturnsNothing,
+    _ handler:
+      @escaping @Sendable (Target) -> (MethodRequest, repeat each Input) async throws -> Void
+  ) {
+    add(method.description) { target, request in
+      let arguments = try method.decodeArguments(request.arguments)
+      try await handler(target)(request, repeat each arguments)
+      return []
+    }
+  }
+
+  /// Reads `property` with `getter`.
+  @inlinable
+  public mutating func get<Value>(
+    _ property: Property<Value>,
+    _ getter: @escaping @Sendable (Target) -> (MethodRequest) async throws -> Value
+  ) {
+    getters[property.name] = { target, request in
+      property.wire(try await getter(target)(request))
+    }
+  }
+
+  /// Writes `property` with `setter`, which gets the value already typed.
+  @inlinable
+  public mutating func set<Value>(
+    _ property: Property<Value>,
+    _ setter: @escaping @Sendable (Target) -> (MethodRequest, Value) async throws -> Void
+  ) {
+    setters[property.name] = { target, request, value in
+      try await setter(target)(request, try Value(dbusValue: value))
+    }
+  }
+
+  @usableFromInline
+  mutating func add(_ description: MethodDescription, _ handler: @escaping Handler) {
+    let key = MethodKey(description)
+    precondition(handlers[key] == nil, "\(interface.name).\(key) has two handlers")
+    handlers[key] = handler
+  }
+
+  /// The error names the method `key` may answer, every method's included; nil when the
+  /// interface's errors are not checked.
+  public func errors(of key: MethodKey) -> Set<ErrorName>? { declaredErrors[key] }
+
+  /// Runs the handler of the request's method, chosen by name and the arguments' signature.
+  public func dispatch(_ target: Target, _ request: MethodRequest) async throws -> [DBusValue] {
+    guard let handler = handlers[request.key] else {
+      throw DBusError(
+        .unknownMethod, "No such method \(DBusError.curlyQuoted(request.member.rawValue))")
+    }
+    return try await handler(target, request)
+  }
+
+  /// Reads a declared, readable property.
+  func get(_ name: String, _ target: Target, _ request: MethodRequest) async throws -> DBusValue {
+    guard let getter = getters[name] else { throw DBusError.noSuchProperty(name) }
+    return try await getter(target, request)
+  }
+
+  /// Writes a declared, writable property; `value` has its declared type.
+  func set(_ name: String, _ target: Target, _ value: DBusValue, _ request: MethodRequest)
+    async throws
+  {
+    guard let setter = setters[name] else { throw DBusError.notWritable(name) }
+    try await setter(target, request, value)
+  }
+}
