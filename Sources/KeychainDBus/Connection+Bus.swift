@@ -33,12 +33,6 @@ public enum NameRequestResult: UInt32, Sendable {
   case alreadyOwner = 4
 }
 
-/// The identity of a peer connection as the bus reports it.
-public struct PeerCredentials: Sendable, Hashable {
-  public var uid: UInt32?
-  public var pid: UInt32?
-}
-
 /// One signal subscription: the rule and where its messages go.
 struct Subscription {
   let rule: MatchRule
@@ -123,13 +117,17 @@ extension Connection {
 
   // MARK: Peers
 
-  /// The uid and pid of the connection `peer`, from `GetConnectionCredentials`.
+  /// The uid and pid of the connection `peer`, from `GetConnectionCredentials`, and the start
+  /// time of the process with that pid.
   public func credentials(of peer: BusName) async throws(DBusError) -> PeerCredentials {
     let reply = try await callBus("GetConnectionCredentials", [.string(peer.rawValue)])
     let fields = try [String: DBusValue](dbusValue: reply.first ?? .structure([]))
     var credentials = PeerCredentials()
     if case .uint32(let uid)? = fields["UnixUserID"] { credentials.uid = uid }
-    if case .uint32(let pid)? = fields["ProcessID"] { credentials.pid = pid }
+    if case .uint32(let pid)? = fields["ProcessID"] {
+      credentials.pid = pid
+      credentials.processStartTime = PeerCredentials.startTime(ofProcess: pid)
+    }
     return credentials
   }
 

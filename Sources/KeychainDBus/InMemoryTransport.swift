@@ -5,6 +5,7 @@
 // the tree's own logic (dispatch, argument checks, errors, the order of signals and replies);
 // the wire is tested with a private dbus-daemon.
 
+import Foundation
 import Synchronization
 
 /// Serves one `MethodCallHandler` in memory, for tests.
@@ -14,6 +15,8 @@ public final class InMemoryTransport: MessageTransport {
     var waiting: [UInt32: CheckedContinuation<Message, Never>] = [:]
     /// Signals, and replies in the order they were sent among them.
     var sent: [Message] = []
+    /// What `credentials(of:)` answers for each sender set with `setCredentials`.
+    var credentials: [BusName: PeerCredentials] = [:]
   }
 
   private let state = Mutex(State())
@@ -97,4 +100,18 @@ public final class InMemoryTransport: MessageTransport {
 
   /// Nobody owns a name in memory: there is no bus.
   public func nameOwner(_ name: BusName) async throws(DBusError) -> BusName? { nil }
+
+  /// Makes `credentials(of: sender)` answer `credentials`, as if the bus had said so.
+  public func setCredentials(_ credentials: PeerCredentials, for sender: BusName) {
+    state.withLock { $0.credentials[sender] = credentials }
+  }
+
+  /// What `setCredentials` set for `peer`; by default this process's own uid, pid and start
+  /// time, as a bus would report a caller in the same process.
+  public func credentials(of peer: BusName) async throws(DBusError) -> PeerCredentials {
+    if let set = state.withLock({ $0.credentials[peer] }) { return set }
+    let pid = UInt32(getpid())
+    return PeerCredentials(
+      uid: UInt32(getuid()), pid: pid, processStartTime: PeerCredentials.startTime(ofProcess: pid))
+  }
 }

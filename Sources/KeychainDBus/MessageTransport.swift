@@ -13,6 +13,8 @@ public protocol MessageTransport: AnyObject, Sendable {
   func send(_ messages: [Message]) async throws(DBusError)
   /// The unique name of the current owner of `name`, or nil if nobody owns it.
   func nameOwner(_ name: BusName) async throws(DBusError) -> BusName?
+  /// The uid, pid and process start time of the connection `peer` (a unique name).
+  func credentials(of peer: BusName) async throws(DBusError) -> PeerCredentials
 }
 
 extension MessageTransport {

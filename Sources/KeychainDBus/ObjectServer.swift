@@ -12,48 +12,6 @@
 // libsecret tells failures apart by name (it ignores UnknownMethod when dismissing a prompt).
 
 import Logging
-import Synchronization
-
-/// One method call, as an interface implementation sees it.
-public struct MethodRequest: Sendable {
-  /// The whole call, header and arguments.
-  public let message: Message
-  /// Where the call came from: the bus connection, or an in-memory transport in tests. For
-  /// signals and the bus's name owners.
-  public let connection: any MessageTransport
-  let afterReplyActions = AfterReply()
-
-  /// Runs `action` once the reply to this call has been sent: for signals that must not
-  /// overtake the reply, such as a prompt's `Completed` after `Prompt()` returned.
-  public func afterReply(_ action: @escaping @Sendable () async -> Void) {
-    afterReplyActions.actions.withLock { $0.append(action) }
-  }
-
-  /// The object path the call was sent to.
-  public var path: ObjectPath { message.path ?? .root }
-  /// The method's name.
-  public var member: MemberName { message.member ?? "Unknown" }
-  /// The unique bus name of the caller.
-  public var caller: BusName { message.sender ?? BusName(unchecked: ":0.0") }
-  /// The declaration the call matched (among overloads, by its arguments' signature); set by
-  /// the object server before a handler runs.
-  public internal(set) var method: MethodDescription?
-  /// The method's name and the signature it was matched by.
-  public var key: MethodKey { MethodKey(member, method?.inputSignature ?? "") }
-  /// The call's arguments, already checked against the declared input signature.
-  public var arguments: [DBusValue] { message.body }
-
-  /// Argument `index` converted to `T`. The server checked the signature, so this fails only
-  /// when a handler asks for a type its own declaration does not have.
-  public func argument<T: DBusRepresentable>(_ index: Int, as type: T.Type = T.self)
-    throws(DBusError) -> T
-  {
-    guard index < arguments.count else {
-      throw DBusError(.invalidArgs, "missing argument \(index) of \(member)")
-    }
-    return try T(dbusValue: arguments[index])
-  }
-}
 
 /// One D-Bus interface of an exported object: a declared `Interface` and the handlers of its
 /// methods and properties (`table`). Everything else comes from the table.
@@ -132,12 +90,12 @@ public final class ObjectServer: MethodCallHandler {
     // Actions often capture the request that holds them (ChangeSignals keeps it): taking them
     // out on every path breaks that cycle, so the request and its message are freed. Without
     // it every CreateItem and Delete kept its call for good, 2.4 KB an item.
-    defer { _ = request.afterReplyActions.take() }
+    defer { _ = request.context.takeActions() }
     do {
       responder.reply(try await filtered(request, from: 0))
       // The reply is already sent or queued on the connection's thread, ahead of anything these
       // actions send through the connection.
-      let actions = request.afterReplyActions.take()
+      let actions = request.context.takeActions()
       if !actions.isEmpty {
         Task { for action in actions { await action() } }
       }
@@ -234,18 +192,5 @@ public final class ObjectServer: MethodCallHandler {
       .invalidArgs,
       "Type of message, \(DBusError.curlyQuoted("(\(got))")), does not match expected type "
         + expected.joined(separator: " or "))
-  }
-}
-
-/// Work a handler asked to run after its reply.
-final class AfterReply: Sendable {
-  let actions = Mutex<[@Sendable () async -> Void]>([])
-
-  /// The actions so far, leaving none.
-  func take() -> [@Sendable () async -> Void] {
-    actions.withLock { actions in
-      defer { actions = [] }
-      return actions
-    }
   }
 }

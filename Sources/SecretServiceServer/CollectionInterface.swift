@@ -11,7 +11,6 @@ struct CollectionInterface: DBusInterface {
   let state: ServiceState
   /// The store's name of the collection.
   let name: String
-  var store: KeychainStore { state.store }
 
   typealias Methods = SecretService.CollectionMethods
 
@@ -32,7 +31,7 @@ struct CollectionInterface: DBusInterface {
   var path: ObjectPath { Resolver.path(ofCollection: name) }
 
   func delete(_ request: MethodRequest) async throws -> ObjectPath {
-    try await Blocking.run { [store, name] in try store.deleteCollection(name) }
+    try await StoreView(request, state: state).write { [name] in try $0.deleteCollection(name) }
     state.lockPoliciesChanged()  // its own went with it
     await ChangeSignals(request, state: state).collectionDeleted(name)
     return SecretPath.none
@@ -41,19 +40,16 @@ struct CollectionInterface: DBusInterface {
   func searchItems(_ request: MethodRequest, attributes: [String: String]) async throws
     -> [ObjectPath]
   {
-    let (unlocked, locked) = try store.searchItems(attributes, in: name)
-    if unlocked.count + locked.count >= MemoryRelease.largeList {
-      MemoryRelease.afterReply(to: request)
-    }
-    return Resolver.paths(of: unlocked + locked)
+    let (readable, locked) = try StoreView(request, state: state).search(attributes, in: name)
+    return Resolver.paths(of: readable + locked)
   }
 
   func createItem(
     _ request: MethodRequest, properties: [String: DBusValue], secret: Secret, replace: Bool
   ) async throws -> (ObjectPath, ObjectPath) {
-    state.noteUse([name])
+    let view = StoreView(request, state: state)
     var (label, attributes) = try Self.itemProperties(properties)
-    guard !store.isLocked(name) else { throw SecretServiceError.Locked.createItem }
+    try view.requireUnlocked(collection: name, else: SecretServiceError.Locked.createItem)
     // gnome-keyring's Type property is the schema; libsecret sends it beside xdg:schema.
     if let type = properties[ItemProperties.type]?.string, attributes["xdg:schema"] == nil,
       !type.isEmpty
@@ -62,11 +58,9 @@ struct CollectionInterface: DBusInterface {
     }
     let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
     let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
-    // Every write, big or not: a burst of them leaves freed heap behind (see MemoryRelease).
-    MemoryRelease.afterReply(to: request)
     let contentType = secret.contentType.isEmpty ? "text/plain" : secret.contentType
-    let (item, replaced) = try await Blocking.run { [store, name, label, attributes] in
-      try store.createItem(
+    let (item, replaced) = try await view.write(using: [name]) { [name, label, attributes] in
+      try $0.createItem(
         in: name, label: label, attributes: attributes, secret: plaintext,
         contentType: contentType, replace: replace)
     }
@@ -111,21 +105,26 @@ struct CollectionInterface: DBusInterface {
   private typealias Properties = SecretService.CollectionProperty
 
   func items(_ request: MethodRequest) async throws -> [ObjectPath] {
-    let items: [ItemID] = try store.items(in: name)
-    if items.count >= MemoryRelease.largeList { MemoryRelease.afterReply(to: request) }
-    return Resolver.paths(of: items)
+    Resolver.paths(of: try StoreView(request, state: state).items(in: name))
   }
 
-  func label(_ request: MethodRequest) async throws -> String { try store.collection(name).label }
+  func label(_ request: MethodRequest) async throws -> String { try info(request).label }
 
-  func locked(_ request: MethodRequest) async throws -> Bool { try store.collection(name).isLocked }
+  func locked(_ request: MethodRequest) async throws -> Bool {
+    _ = try info(request)  // a collection deleted meanwhile is an error, not "unlocked"
+    return StoreView(request, state: state).isLocked(name)
+  }
 
   func created(_ request: MethodRequest) async throws -> UInt64 {
-    Self.seconds(try store.collection(name).created)
+    Self.seconds(try info(request).created)
   }
 
   func modified(_ request: MethodRequest) async throws -> UInt64 {
-    Self.seconds(try store.collection(name).modified)
+    Self.seconds(try info(request).modified)
+  }
+
+  private func info(_ request: MethodRequest) throws -> CollectionInfo {
+    try StoreView(request, state: state).collection(name)
   }
 
   /// A date as the Secret Service's `t` properties carry it: seconds since 1970.
@@ -134,8 +133,9 @@ struct CollectionInterface: DBusInterface {
   }
 
   func setLabel(_ request: MethodRequest, label: String) async throws {
-    guard !store.isLocked(name) else { throw SecretServiceError.Locked.setProperty }
-    try await Blocking.run { [store, name] in try store.setLabel(label, ofCollection: name) }
+    let view = StoreView(request, state: state)
+    try view.requireUnlocked(collection: name, else: SecretServiceError.Locked.setProperty)
+    try await view.write { [name] in try $0.setLabel(label, ofCollection: name) }
     await ChangeSignals(request, state: state).collectionChanged(
       name, Properties.label.changed(label))
   }
@@ -145,7 +145,6 @@ struct CollectionInterface: DBusInterface {
 struct ItemInterface: DBusInterface {
   let state: ServiceState
   let item: ItemID
-  var store: KeychainStore { state.store }
 
   typealias Methods = SecretService.ItemMethods
 
@@ -168,55 +167,61 @@ struct ItemInterface: DBusInterface {
   var path: ObjectPath { Resolver.path(of: item) }
 
   func delete(_ request: MethodRequest) async throws -> ObjectPath {
-    guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.delete }
-    try await Blocking.run { [store, item] in try store.deleteItem(item) }
+    let view = StoreView(request, state: state)
+    try view.requireUnlocked(item, else: SecretServiceError.Locked.delete)
+    try await view.write { [item] in try $0.deleteItem(item) }
     await ChangeSignals(request, state: state).itemDeleted(item)
     return SecretPath.none
   }
 
   func getSecret(_ request: MethodRequest, session: ObjectPath) async throws -> Secret {
-    state.noteUse([item.collection])
+    let view = StoreView(request, state: state)
     let cipher = try state.sessions.cipher(session, caller: request.caller)
-    guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.getSecret }
-    let (secret, contentType) = try store.secret(of: item)
-    if secret.count >= MemoryRelease.largeSecret { MemoryRelease.afterReply(to: request) }
+    try view.requireUnlocked(item, else: SecretServiceError.Locked.getSecret)
+    let (secret, contentType) = try view.secret(of: item)
     let (parameters, value) = try cipher.encrypt(secret)
     return Secret(session: session, parameters: parameters, value: value, contentType: contentType)
   }
 
   func setSecret(_ request: MethodRequest, secret: Secret) async throws {
-    state.noteUse([item.collection])
+    let view = StoreView(request, state: state)
     let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
-    guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.setSecret }
+    try view.requireUnlocked(item, else: SecretServiceError.Locked.setSecret)
     let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
-    MemoryRelease.afterReply(to: request)  // as after CreateItem
-    try await Blocking.run { [store, item] in
-      try store.setSecret(plaintext, contentType: secret.contentType, of: item)
+    try await view.write(using: [item.collection]) { [item] in
+      try $0.setSecret(plaintext, contentType: secret.contentType, of: item)
     }
     await ChangeSignals(request, state: state).itemChanged(item)
   }
 
   private typealias Properties = SecretService.ItemProperty
 
-  func locked(_ request: MethodRequest) async throws -> Bool { store.isLocked(item.collection) }
-  func attributes(_ request: MethodRequest) async throws -> [String: String] {
-    try info()?.attributes ?? [:]
+  func locked(_ request: MethodRequest) async throws -> Bool {
+    StoreView(request, state: state).isLocked(item)
   }
-  func label(_ request: MethodRequest) async throws -> String { try info()?.label ?? "" }
+  func attributes(_ request: MethodRequest) async throws -> [String: String] {
+    try info(request)?.attributes ?? [:]
+  }
+  func label(_ request: MethodRequest) async throws -> String { try info(request)?.label ?? "" }
   func type(_ request: MethodRequest) async throws -> String {
-    try info()?.attributes["xdg:schema"] ?? ""
+    try info(request)?.attributes["xdg:schema"] ?? ""
   }
   func created(_ request: MethodRequest) async throws -> UInt64 {
-    CollectionInterface.seconds(try info()?.created)
+    CollectionInterface.seconds(try info(request)?.created)
   }
   func modified(_ request: MethodRequest) async throws -> UInt64 {
-    CollectionInterface.seconds(try info()?.modified)
+    CollectionInterface.seconds(try info(request)?.modified)
+  }
+
+  private func info(_ request: MethodRequest) throws -> ItemInfo? {
+    try StoreView(request, state: state).info(item)
   }
 
   /// One decryption answers every property: libsecret calls GetAll for each search hit.
   func allProperties(_ request: MethodRequest) async throws -> [String: DBusValue] {
-    let locked = store.isLocked(item.collection)
-    let info = try info(locked: locked)
+    let view = StoreView(request, state: state)
+    let locked = view.isLocked(item)
+    let info = try view.info(item)
     return [
       Properties.locked.name: Properties.locked.wire(locked),
       Properties.attributes.name: Properties.attributes.wire(info?.attributes ?? [:]),
@@ -226,13 +231,6 @@ struct ItemInterface: DBusInterface {
       Properties.modified.name: Properties.modified.wire(
         CollectionInterface.seconds(info?.modified)),
     ]
-  }
-
-  /// The item's label, attributes and times. A locked item's metadata is sealed on disk: it
-  /// shows what was seen of it while its collection was unlocked in this run (as
-  /// gnome-keyring's does), and is empty otherwise.
-  private func info(locked: Bool? = nil) throws -> ItemInfo? {
-    (locked ?? store.isLocked(item.collection)) ? store.knownInfo(item) : try store.itemInfo(item)
   }
 
   // Only the property that was set is announced, as gnome-keyring does (Type: none at all).
@@ -257,13 +255,14 @@ struct ItemInterface: DBusInterface {
     }
   }
 
-  /// Makes a change to an unlocked item off the loop thread, then announces `changed`.
+  /// Makes a change to an item the caller has unlocked, then announces `changed`.
   private func change(
     _ request: MethodRequest, _ changed: [String: DBusValue],
     _ write: @escaping @Sendable (KeychainStore) throws -> Void
   ) async throws {
-    guard !store.isLocked(item.collection) else { throw SecretServiceError.Locked.setProperty }
-    try await Blocking.run { [store] in try write(store) }
+    let view = StoreView(request, state: state)
+    try view.requireUnlocked(item, else: SecretServiceError.Locked.setProperty)
+    try await view.write(write)
     await ChangeSignals(request, state: state).itemChanged(item, changed)
   }
 }

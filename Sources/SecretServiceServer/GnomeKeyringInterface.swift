@@ -11,7 +11,6 @@ import SecretServiceProtocol
 /// (`ChangeWithPrompt`).
 struct GnomeKeyringInterface: DBusInterface {
   let state: ServiceState
-  var store: KeychainStore { state.store }
 
   typealias Methods = SecretService.GnomeKeyringMethods
 
@@ -32,9 +31,8 @@ struct GnomeKeyringInterface: DBusInterface {
     else { throw SecretServiceError.invalidPropertiesArgument }
     let password = try self.password(password, request)
     let label = properties[CollectionProperties.label]?.string ?? ""
-    let store = store
     let hook = state.passwordHook
-    let (name, hooked) = try await Blocking.run {
+    let (name, hooked) = try await StoreView(request, state: state).write { store in
       let name = try Collections.create(label: label, alias: "", password: password, in: store)
       return (name, hook?(password) ?? PasswordHookEffects())
     }
@@ -47,15 +45,15 @@ struct GnomeKeyringInterface: DBusInterface {
   func unlockWithMasterPassword(
     _ request: MethodRequest, collection path: ObjectPath, master: Secret
   ) async throws {
-    let collection = try Resolver.namedCollection(path, in: store)
+    let view = StoreView(request, state: state)
+    let collection = try view.namedCollection(path)
     let password = try self.password(master, request)
-    let store = store
     // gnome-keyring takes any password for a collection that is already unlocked.
-    let wasLocked = store.isLocked(collection)
+    let wasLocked = view.isLocked(collection)
     var hooked = PasswordHookEffects()
     if wasLocked {
       let hook = state.passwordHook
-      hooked = try await Blocking.run {
+      hooked = try await view.write { store in
         try store.unlock(collection, password: password)
         if collection == KeychainStore.loginCollection {
           // Only for `keychainctl doctor`: failing to note it fails nothing.
@@ -74,17 +72,18 @@ struct GnomeKeyringInterface: DBusInterface {
   func changeWithMasterPassword(
     _ request: MethodRequest, collection path: ObjectPath, original: Secret, master: Secret
   ) async throws {
-    let collection = try Resolver.namedCollection(path, in: store)
+    let view = StoreView(request, state: state)
+    let collection = try view.namedCollection(path)
     let (original, new) = (try password(original, request), try password(master, request))
-    let store = store
-    try await Blocking.run { try store.changePassword(collection, from: original, to: new) }
+    try await view.write { try $0.changePassword(collection, from: original, to: new) }
     await ChangeSignals(request, state: state).collectionChanged(collection)
   }
 
   func changeWithPrompt(_ request: MethodRequest, collection path: ObjectPath) async throws
     -> ObjectPath
   {
-    try await state.passwordChangePrompt(for: path, caller: request.caller)
+    try await state.passwordChangePrompt(
+      for: try StoreView(request, state: state).namedCollection(path), caller: request.caller)
   }
 
   /// The password in `secret`, decrypted with the caller's session.

@@ -34,8 +34,8 @@ struct ImportInterface: DBusInterface {
       path.isEmpty
       ? KeyringDirectory.standard(ProcessInfo.processInfo.environment)
       : KeyringDirectory(path: path)
-    let (store, logger, connection) = (state.store, state.logger, request.connection)
-    let outcomes = await Blocking.run {
+    let (logger, connection) = (state.logger, request.connection)
+    let outcomes = try await StoreView(request, state: state).write { store in
       GnomeKeyringImporter(store: store, directory: directory)
         .run(passwords: passwords, dryRun: dryRun) { progress in
           let message = SecretService.ImportSignals.progress.message(
@@ -59,8 +59,8 @@ struct ImportInterface: DBusInterface {
     guard file.hasPrefix("/") else {
       throw DBusError(.invalidArgs, "the backup file must be an absolute path")
     }
-    let (store, logger) = (state.store, state.logger)
-    let outcomes = await Blocking.run {
+    let logger = state.logger
+    let outcomes = try await StoreView(request, state: state).write { store in
       BackupRestore.run(store: store, file: file, passphrase: passphrase, dryRun: dryRun)
     }
     if !dryRun {

@@ -12,7 +12,6 @@ import SecretServiceProtocol
 
 struct LockingInterface: DBusInterface {
   let state: ServiceState
-  var store: KeychainStore { state.store }
 
   typealias Methods = SecretService.LockingMethods
 
@@ -24,7 +23,8 @@ struct LockingInterface: DBusInterface {
 
   /// Route ("" if none was recorded), Unix time, and the boot id at that time.
   func lastLoginUnlock(_ request: MethodRequest) async throws -> (String, Int64, String) {
-    guard let record = try store.lastLoginUnlock() else { return ("", 0, "") }
+    guard let record = try StoreView(request, state: state).metadata({ try $0.lastLoginUnlock() })
+    else { return ("", 0, "") }
     return (record.route, Int64(record.time.timeIntervalSince1970), record.bootID)
   }
 
@@ -32,7 +32,9 @@ struct LockingInterface: DBusInterface {
   func getLockPolicy(_ request: MethodRequest, collection path: ObjectPath) async throws
     -> ([String: DBusValue], [String: DBusValue])
   {
-    let own = try store.lockPolicy(of: try Resolver.namedCollection(path, in: store))
+    let view = StoreView(request, state: state)
+    let collection = try view.namedCollection(path)
+    let own = try view.metadata { try $0.lockPolicy(of: collection) }
     return (Self.values(own), Self.values(own.over(state.lockDefaults)))
   }
 
@@ -41,8 +43,9 @@ struct LockingInterface: DBusInterface {
     _ request: MethodRequest, collection path: ObjectPath, set changes: [String: DBusValue],
     reset: [String]
   ) async throws -> [String: DBusValue] {
-    let (store, collection) = (store, try Resolver.namedCollection(path, in: store))
-    var own = try store.lockPolicy(of: collection)
+    let view = StoreView(request, state: state)
+    let collection = try view.namedCollection(path)
+    var own = try view.metadata { try $0.lockPolicy(of: collection) }
     var settings = own.settings
     for name in reset {
       guard LockPolicy.settingNames.contains(name) else { throw Self.unknown(name) }
@@ -50,7 +53,7 @@ struct LockingInterface: DBusInterface {
     }
     for (name, value) in changes { settings[name] = try Self.setting(name, value) }
     own.settings = settings
-    try await Blocking.run { [own] in try store.setLockPolicy(own, of: collection) }
+    try await view.write { [own] in try $0.setLockPolicy(own, of: collection) }
     state.lockPoliciesChanged()
     state.logger.info("lock policy of \(collection): \(Self.describe(own))")
     return Self.values(own)

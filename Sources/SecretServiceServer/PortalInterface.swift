@@ -74,12 +74,12 @@ struct PortalInterface: DBusInterface {
   private func retrieve(_ appID: String, into fd: UnixFileDescriptor, _ request: MethodRequest)
     async -> Response
   {
-    let store = state.store
-    guard let collection = (try? store.alias("default")) ?? nil else {
+    let view = StoreView(request, state: state)
+    guard let collection = (try? view.alias("default")) ?? nil else {
       state.logger.warning("a Flatpak app asked for its key, and there is no default collection")
       return .failed
     }
-    if store.isLocked(collection) {
+    if view.isLocked(collection) {
       let outcome = await state.prompter.run(
         .unlock(
           collections: [collection], objects: [Resolver.path(ofCollection: collection)],
@@ -88,11 +88,12 @@ struct PortalInterface: DBusInterface {
       await signals.lockChanged(outcome.unlocked, changed: Set(outcome.unlocked), locked: false)
       await signals.announce(outcome.hooked)
       state.unlocked(outcome.unlocked)
-      guard !store.isLocked(collection) else { return outcome.dismissed ? .cancelled : .failed }
+      guard !view.isLocked(collection) else { return outcome.dismissed ? .cancelled : .failed }
     }
     do {
-      let (key, created) = try await Blocking.run {
-        try Self.key(for: appID, in: collection, store)
+      // One job on the store: the key found or made, and made at most once.
+      let (key, created) = try await view.write(using: [collection]) {
+        try Self.key(for: appID, in: collection, $0)
       }
       if let created {
         await ChangeSignals(connection: request.connection, state: state).itemCreated(created)

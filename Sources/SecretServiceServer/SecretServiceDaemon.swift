@@ -109,8 +109,9 @@ public final class SecretServiceDaemon: Sendable {
     var tree = Mounts()
     tree.mount(SecretTree(state: state), at: SecretPath.base)
     tree.mount(at: PortalInterface.path) { [PortalInterface(state: state)] }
+    // The gate first: a held call has used nothing yet.
     return ObjectServer(
-      tree, filters: [state.gate], logger: logger,
+      tree, filters: [state.gate, UseTracking(state: state), MemoryReleaseFilter()], logger: logger,
       maximumByteArray: StoreLimits.maxSecretBytes + 16)
   }
 

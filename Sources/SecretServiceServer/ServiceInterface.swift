@@ -8,7 +8,6 @@ import SecretServiceProtocol
 /// `org.freedesktop.Secret.Service` at `/org/freedesktop/secrets`.
 struct ServiceInterface: DBusInterface {
   let state: ServiceState
-  var store: KeychainStore { state.store }
 
   typealias Methods = SecretService.ServiceMethods
 
@@ -37,7 +36,7 @@ struct ServiceInterface: DBusInterface {
   func createCollection(
     _ request: MethodRequest, properties: [String: DBusValue], alias: String
   ) async throws -> (ObjectPath, ObjectPath) {
-    if !alias.isEmpty, let existing = try store.alias(alias) {
+    if !alias.isEmpty, let existing = try StoreView(request, state: state).alias(alias) {
       return (Resolver.path(ofCollection: existing), SecretPath.none)
     }
     // gnome-keyring takes the label and nothing else (an item's label given here included).
@@ -54,11 +53,8 @@ struct ServiceInterface: DBusInterface {
   func searchItems(_ request: MethodRequest, attributes: [String: String]) async throws
     -> ([ObjectPath], [ObjectPath])
   {
-    let (unlocked, locked) = try store.searchItems(attributes)
-    if unlocked.count + locked.count >= MemoryRelease.largeList {
-      MemoryRelease.afterReply(to: request)
-    }
-    return (Resolver.paths(of: unlocked), Resolver.paths(of: locked))
+    let (readable, locked) = try StoreView(request, state: state).search(attributes)
+    return (Resolver.paths(of: readable), Resolver.paths(of: locked))
   }
 
   func lockService(_ request: MethodRequest) async throws {
@@ -70,19 +66,21 @@ struct ServiceInterface: DBusInterface {
   func changeLock(_ request: MethodRequest, collection path: ObjectPath) async throws
     -> ObjectPath
   {
-    try await state.passwordChangePrompt(for: path, caller: request.caller)
+    try await state.passwordChangePrompt(
+      for: try StoreView(request, state: state).namedCollection(path), caller: request.caller)
   }
 
   func lock(_ request: MethodRequest, objects: [ObjectPath]) async throws
     -> ([ObjectPath], ObjectPath)
   {
+    let view = StoreView(request, state: state)
     var locked: [ObjectPath] = []
     var collections: [String] = []
     var changed: Set<String> = []
     for object in objects {
-      guard let collection = try Resolver.owningCollection(object, in: store) else { continue }
-      if !store.isLocked(collection), collection != KeychainStore.sessionCollection {
-        try store.lock(collection)
+      guard let collection = try view.owningCollection(object) else { continue }
+      if !view.isLocked(collection), collection != KeychainStore.sessionCollection {
+        try view.lock(collection)
         changed.insert(collection)
       }
       if !collections.contains(collection) { collections.append(collection) }
@@ -96,21 +94,17 @@ struct ServiceInterface: DBusInterface {
   func getSecrets(_ request: MethodRequest, items: [ObjectPath], session: ObjectPath)
     async throws -> [ObjectPath: Secret]
   {
+    let view = StoreView(request, state: state)
     let cipher = try state.sessions.cipher(session, caller: request.caller)
     var secrets: [ObjectPath: Secret] = [:]
     var bytes = 0
-    var used = Set<String>()
-    defer {
-      state.noteUse(used)
-      if bytes >= MemoryRelease.largeSecret { MemoryRelease.afterReply(to: request) }
-    }
+    defer { if bytes >= MemoryRelease.largeSecret { view.noteLargeAnswer() } }
     for path in items {
       // Locked and missing items are skipped, as gnome-keyring does and libsecret expects: the
       // read itself tells, so no separate existence query.
-      guard let parsed = SecretPath(path), let item = try? Resolver.itemID(parsed, in: store),
-        let (secret, contentType) = try? store.secret(of: item)
+      guard let parsed = SecretPath(path), let item = try? view.itemID(at: parsed),
+        let (secret, contentType) = try? view.secret(of: item)
       else { continue }
-      used.insert(item.collection)
       let (parameters, value) = try cipher.encrypt(secret)
       bytes += value.count
       secrets[path] = Secret(
@@ -120,15 +114,16 @@ struct ServiceInterface: DBusInterface {
   }
 
   func readAlias(_ request: MethodRequest, name: String) async throws -> ObjectPath {
-    try store.alias(name).map(Resolver.path(ofCollection:)) ?? SecretPath.none
+    try StoreView(request, state: state).alias(name).map(Resolver.path(ofCollection:))
+      ?? SecretPath.none
   }
 
   func setAlias(_ request: MethodRequest, name: String, collection target: ObjectPath)
     async throws
   {
-    let collection =
-      target == SecretPath.none ? nil : try Resolver.namedCollection(target, in: store)
-    try await Blocking.run { [store, collection] in try store.setAlias(name, to: collection) }
+    let view = StoreView(request, state: state)
+    let collection = target == SecretPath.none ? nil : try view.namedCollection(target)
+    try await view.write { [collection] in try $0.setAlias(name, to: collection) }
   }
 
   /// Unlocked objects are echoed exactly as given (alias paths included: go-keyring compares
@@ -136,16 +131,13 @@ struct ServiceInterface: DBusInterface {
   func unlock(_ request: MethodRequest, objects: [ObjectPath]) async throws
     -> ([ObjectPath], ObjectPath)
   {
+    let view = StoreView(request, state: state)
     var unlocked: [ObjectPath] = []
     var pending: [ObjectPath] = []
     var collections: [String] = []
     for object in objects {
-      guard
-        let collection = try Resolver.owningCollection(object, in: store)
-      else {
-        continue
-      }
-      if store.isLocked(collection) {
+      guard let collection = try view.owningCollection(object) else { continue }
+      if view.isLocked(collection) {
         pending.append(object)
         if !collections.contains(collection) { collections.append(collection) }
       } else {
@@ -159,6 +151,6 @@ struct ServiceInterface: DBusInterface {
   }
 
   func collections(_ request: MethodRequest) async throws -> [ObjectPath] {
-    try store.collections().map { Resolver.path(ofCollection: $0.name) }
+    try StoreView(request, state: state).collections().map { Resolver.path(ofCollection: $0.name) }
   }
 }

@@ -165,10 +165,9 @@ actor ServiceState {
     return prompt.action
   }
 
-  /// A prompt that changes the password of the collection `path` names: gnome-keyring's
-  /// ChangeLock and ChangeWithPrompt. The in-memory session collection has none.
-  func passwordChangePrompt(for path: ObjectPath, caller: BusName) async throws -> ObjectPath {
-    let collection = try Resolver.namedCollection(path, in: store)
+  /// A prompt that changes the password of `collection`: gnome-keyring's ChangeLock and
+  /// ChangeWithPrompt. The in-memory session collection has none.
+  func passwordChangePrompt(for collection: String, caller: BusName) throws -> ObjectPath {
     guard collection != KeychainStore.sessionCollection else {
       throw DBusError(.notSupported, "the session collection has no password")
     }

@@ -20,7 +20,7 @@ import Testing
   final class Seen: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `actions` is set by the handler before the reply and
     // read by the test after it.
-    weak var actions: AfterReply?
+    weak var actions: CallContext?
     let ran = Mutex(false)
   }
 
@@ -33,7 +33,7 @@ import Testing
     }
 
     func probe(_ request: MethodRequest, fail: Bool) async throws {
-      seen.actions = request.afterReplyActions
+      seen.actions = request.context
       // As ChangeSignals does: the work holds the request.
       request.afterReply { [seen] in
         _ = request.message

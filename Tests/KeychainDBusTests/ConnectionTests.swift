@@ -194,6 +194,9 @@ final class SilentHandler: MethodCallHandler {
     let callerName = caller.uniqueName
     let credentials = try await f.server.credentials(of: callerName)
     #expect(credentials.uid == getuid() && credentials.pid == UInt32(getpid()))
+    // The start time of this process, which tells it from a later one given the same pid.
+    let ownStart = try #require(PeerCredentials.startTime(ofProcess: UInt32(getpid())))
+    #expect(credentials.processStartTime == ownStart)
     await caller.close()
     var iterator = gone.makeAsyncIterator()
     #expect(await iterator.next() == callerName)

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+//
+// One method call as a handler and the call filters see it: the message, where it came from,
+// the declaration it matched, and a context the handler and the filters share for the length
+// of the call (what it used, work for after the reply), as Hummingbird's request context does.
+
+import Synchronization
+
+/// One method call, as an interface implementation sees it.
+public struct MethodRequest: Sendable {
+  /// The whole call, header and arguments.
+  public let message: Message
+  /// Where the call came from: the bus connection, or an in-memory transport in tests. For
+  /// signals and the bus's name owners.
+  public let connection: any MessageTransport
+  /// What the handler and the filters note about this call (see `CallContext`).
+  public let context = CallContext()
+
+  /// Runs `action` once the reply to this call has been sent: for signals that must not
+  /// overtake the reply, such as a prompt's `Completed` after `Prompt()` returned.
+  public func afterReply(_ action: @escaping @Sendable () async -> Void) {
+    context.state.withLock { $0.actions.append(action) }
+  }
+
+  /// The caller's uid, pid and process start time, from the bus (see `PeerCredentials`).
+  public func callerCredentials() async throws(DBusError) -> PeerCredentials {
+    try await connection.credentials(of: caller)
+  }
+
+  /// The object path the call was sent to.
+  public var path: ObjectPath { message.path ?? .root }
+  /// The method's name.
+  public var member: MemberName { message.member ?? "Unknown" }
+  /// The unique bus name of the caller.
+  public var caller: BusName { message.sender ?? BusName(unchecked: ":0.0") }
+  /// The declaration the call matched (among overloads, by its arguments' signature); set by
+  /// the object server before a handler runs.
+  public internal(set) var method: MethodDescription?
+  /// The method's name and the signature it was matched by.
+  public var key: MethodKey { MethodKey(member, method?.inputSignature ?? "") }
+  /// The call's arguments, already checked against the declared input signature.
+  public var arguments: [DBusValue] { message.body }
+
+  /// Argument `index` converted to `T`. The server checked the signature, so this fails only
+  /// when a handler asks for a type its own declaration does not have.
+  public func argument<T: DBusRepresentable>(_ index: Int, as type: T.Type = T.self)
+    throws(DBusError) -> T
+  {
+    guard index < arguments.count else {
+      throw DBusError(.invalidArgs, "missing argument \(index) of \(member)")
+    }
+    return try T(dbusValue: arguments[index])
+  }
+}
+
+/// What one call's handler and filters note for each other: values by type, and work to run
+/// after the reply. A filter reads after the call what the handler recorded (the collections it
+/// used, whether it made a large answer) and acts on it once, for every method.
+public final class CallContext: Sendable {
+  struct State {
+    var actions: [@Sendable () async -> Void] = []
+    var values: [ObjectIdentifier: any Sendable] = [:]
+  }
+  let state = Mutex(State())
+
+  init() {}
+
+  /// Changes the call's value of type `T`, starting from `initial` if it has none yet.
+  public func modify<T: Sendable>(
+    _ initial: @autoclosure () -> T, _ change: (inout T) -> Void
+  ) {
+    state.withLock { state in
+      var value = state.values[ObjectIdentifier(T.self)] as? T ?? initial()
+      change(&value)
+      state.values[ObjectIdentifier(T.self)] = value
+    }
+  }
+
+  /// The call's value of type `T`, if something recorded one.
+  public func value<T: Sendable>(_ type: T.Type = T.self) -> T? {
+    state.withLock { $0.values[ObjectIdentifier(T.self)] as? T }
+  }
+
+  /// The after-reply work so far, leaving none.
+  func takeActions() -> [@Sendable () async -> Void] {
+    state.withLock { state in
+      defer { state.actions = [] }
+      return state.actions
+    }
+  }
+}

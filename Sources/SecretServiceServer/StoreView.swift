@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+//
+// The store as one call's caller sees it: the one seam between a call and the store. Handlers
+// and the object tree read and write only through it, so the questions that may get a
+// different answer for each caller ("is this item locked?", "which matches may it read?")
+// are answered in this file and nowhere else. Today every caller gets the same answers: an
+// item is locked for a caller exactly when its collection is. Per-application access decides
+// here, from `request.callerCredentials()`, what a given application may read.
+//
+// Reads run where the call is (on the connection's thread, without a hop); writes run on a
+// blocking thread by construction (`write`). What a call used is recorded on its request, and
+// the daemon's call filters act on it after the call (`UseTracking`, `MemoryReleaseFilter`).
+
+import KeychainCrypto
+import KeychainDBus
+import KeychainStore
+import SecretServiceProtocol
+
+struct StoreView: Sendable {
+  let state: ServiceState
+  /// The call this view answers.
+  let request: MethodRequest
+  private var store: KeychainStore { state.store }
+
+  init(_ request: MethodRequest, state: ServiceState) {
+    self.request = request
+    self.state = state
+  }
+
+  // MARK: Lock state, as this caller sees it
+
+  /// Whether the caller must unlock `collection` before using its items.
+  func isLocked(_ collection: String) -> Bool { store.isLocked(collection) }
+
+  /// Whether the caller must unlock `item` before reading or changing it.
+  func isLocked(_ item: ItemID) -> Bool { isLocked(item.collection) }
+
+  /// Throws `error` (the method's own Locked error) unless the caller may use `item` now.
+  func requireUnlocked(_ item: ItemID, else error: DBusError) throws(DBusError) {
+    guard !isLocked(item) else { throw error }
+  }
+
+  /// Throws `error` unless the caller may use `collection`'s items now.
+  func requireUnlocked(collection: String, else error: DBusError) throws(DBusError) {
+    guard !isLocked(collection) else { throw error }
+  }
+
+  // MARK: Reads
+
+  /// The items whose attributes include all of `attributes`, in one collection or all, split
+  /// into those the caller may read now and those it must unlock first.
+  func search(_ attributes: [String: String], in collection: String? = nil) throws
+    -> (readable: [ItemID], locked: [ItemID])
+  {
+    let (unlocked, locked) = try store.searchItems(attributes, in: collection)
+    if unlocked.count + locked.count >= MemoryRelease.largeList { noteLargeAnswer() }
+    return (unlocked, locked)
+  }
+
+  /// An item's label, attributes and times. For an item the caller has locked, what was seen
+  /// of it while its collection was unlocked in this run (as gnome-keyring shows it), or nil.
+  func info(_ item: ItemID) throws -> ItemInfo? {
+    isLocked(item) ? store.knownInfo(item) : try store.itemInfo(item)
+  }
+
+  /// An item's secret and content type, for a caller that may read it (`StoreError.locked`
+  /// otherwise); the read counts as a use of its collection.
+  func secret(of item: ItemID) throws -> (secret: SecureBytes, contentType: String) {
+    guard !isLocked(item) else { throw StoreError.locked(collection: item.collection) }
+    let read = try store.secret(of: item)
+    noteUse(item.collection)
+    if read.secret.count >= MemoryRelease.largeSecret { noteLargeAnswer() }
+    return read
+  }
+
+  /// Every item of `collection`, locked or not.
+  func items(in collection: String) throws -> [ItemID] {
+    let items: [ItemID] = try store.items(in: collection)
+    if items.count >= MemoryRelease.largeList { noteLargeAnswer() }
+    return items
+  }
+
+  /// Every collection.
+  func collections() throws -> [CollectionInfo] { try store.collections() }
+
+  /// One collection's label, times and lock state.
+  func collection(_ name: String) throws -> CollectionInfo { try store.collection(name) }
+
+  /// The collection an alias points at.
+  func alias(_ name: String) throws -> String? { try store.alias(name) }
+
+  /// The collection a collection or alias path names, if it exists.
+  func collection(at path: SecretPath) throws -> String? {
+    try Resolver.collection(path, in: store)
+  }
+
+  /// The item an item path names, if it exists.
+  func item(at path: SecretPath) throws -> ItemID? { try Resolver.item(path, in: store) }
+
+  /// The item an item path would name, whether or not it exists.
+  func itemID(at path: SecretPath) throws -> ItemID? { try Resolver.itemID(path, in: store) }
+
+  /// The collection an object path leads to (see `Resolver.owningCollection`).
+  func owningCollection(_ path: ObjectPath) throws -> String? {
+    try Resolver.owningCollection(path, in: store)
+  }
+
+  /// The collection a path argument names (see `Resolver.namedCollection`).
+  func namedCollection(_ path: ObjectPath) throws(DBusError) -> String {
+    try Resolver.namedCollection(path, in: store)
+  }
+
+  /// What `read` finds among the store's own records (lock policies, the last login unlock):
+  /// nothing a caller's access decides. Not for items, which the methods above answer.
+  func metadata<T>(_ read: (KeychainStore) throws -> T) rethrows -> T { try read(store) }
+
+  // MARK: Writes
+
+  /// Runs `change` on a blocking thread (a write returns once it is on disk, which must not
+  /// hold the connection's thread), and counts it as a use of `collections`. Every write is
+  /// followed by a memory release: a burst of them leaves freed heap behind.
+  func write<T: Sendable>(
+    using collections: [String] = [], _ change: @escaping @Sendable (KeychainStore) throws -> T
+  ) async throws -> T {
+    for collection in collections { noteUse(collection) }
+    noteLargeAnswer()
+    return try await Blocking.run { [store] in try change(store) }
+  }
+
+  /// Locks `collection` for everyone (Lock; a lock is not per caller). Fast: it forgets the
+  /// collection's key, and writes nothing.
+  func lock(_ collection: String) throws { try store.lock(collection) }
+
+  // MARK: What the call used
+
+  /// Notes that the call read or wrote a secret of `collection` (see `UseTracking`).
+  func noteUse(_ collection: String) {
+    request.context.modify(CallUse()) { $0.collections.insert(collection) }
+  }
+
+  /// Notes that the call made or read something large (see `MemoryReleaseFilter`).
+  func noteLargeAnswer() {
+    request.context.modify(CallUse()) { $0.large = true }
+  }
+}
+
+/// What a call used, recorded on its request by its `StoreView`.
+struct CallUse: Sendable {
+  /// Collections whose secrets it read or wrote.
+  var collections: Set<String> = []
+  /// Whether it moved enough memory that the heap's free pages should go back afterwards.
+  var large = false
+}
+
+/// After every call: the collections it used count as used now (for "lock after N minutes
+/// unused").
+struct UseTracking: CallFilter {
+  let state: ServiceState
+
+  nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
+    async throws -> [DBusValue]
+  {
+    defer {
+      if let used = request.context.value(CallUse.self)?.collections, !used.isEmpty {
+        state.noteUse(used)
+      }
+    }
+    return try await next(request)
+  }
+}
+
+/// After a call that moved a lot of memory, once it has replied: the heap's free pages go back
+/// to the system (see `MemoryRelease`).
+struct MemoryReleaseFilter: CallFilter {
+  nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
+    async throws -> [DBusValue]
+  {
+    defer {
+      if request.context.value(CallUse.self)?.large == true {
+        MemoryRelease.afterReply(to: request)
+      }
+    }
+    return try await next(request)
+  }
+}
