@@ -12,27 +12,41 @@ import KeychainDBus
 import KeychainStore
 import SecretServiceProtocol
 
+/// The Secret Service's announcer: its signals for each event (see `StoreEvent`).
+struct SecretServiceAnnouncer: ChangeAnnouncer {
+  let state: ServiceState
+
+  func announce(
+    _ events: [StoreEvent], on connection: any MessageTransport, after request: MethodRequest?
+  ) async {
+    let signals = ChangeSignals(connection: connection, state: state, request: request)
+    for event in events {
+      switch event {
+      case .itemCreated(let item): await signals.itemCreated(item)
+      case .itemReplaced(let item): await signals.itemReplaced(item)
+      case .itemChanged(let item, let properties): await signals.itemChanged(item, properties)
+      case .itemDeleted(let item): await signals.itemDeleted(item)
+      case .collectionCreated(let name): await signals.collectionCreated(name)
+      case .collectionChanged(let name, let properties):
+        await signals.collectionChanged(name, properties)
+      case .collectionDeleted(let name): await signals.collectionDeleted(name)
+      case .lockChanged(let names, let changed, let locked):
+        signals.lockChanged(names, changed: changed, locked: locked)
+      case .itemsChanged(let name): signals.afterReply { signals.itemsChanged(name) }
+      }
+    }
+  }
+}
+
 /// The signals that follow a change. A signal that cannot be sent does not fail the change
 /// that caused it: the change has been made, and the caller gets its reply.
-struct ChangeSignals {
+private struct ChangeSignals {
   let connection: any MessageTransport
   let state: ServiceState
   var store: KeychainStore { state.store }
   /// The call that made the change: its PropertiesChanged wait for its reply. Without one (a
   /// prompt's work, which runs after `Prompt()` replied) they go at once.
   let request: MethodRequest?
-
-  init(_ request: MethodRequest, state: ServiceState) {
-    connection = request.connection
-    self.state = state
-    self.request = request
-  }
-
-  init(connection: any MessageTransport, state: ServiceState) {
-    self.connection = connection
-    self.state = state
-    request = nil
-  }
 
   // MARK: Items
 
@@ -86,20 +100,6 @@ struct ChangeSignals {
     afterReply { collectionsChanged() }
   }
 
-  /// Locks every unlocked collection for which `applies` holds (the in-memory session one has
-  /// no lock), then sends the lock's signals; returns the collections it locked. For
-  /// LockService and for the locks that come from outside any call (screen lock, sleep,
-  /// timers).
-  func lockEverything(where applies: (String) -> Bool = { _ in true }) async throws -> [String] {
-    let names = try store.collections().map(\.name).filter {
-      $0 != KeychainStore.sessionCollection && !store.isLocked($0) && applies($0)
-    }
-    for name in names { try? store.lock(name) }  // one deleted meanwhile is not an error
-    let locked = names.filter { store.isLocked($0) }
-    await lockChanged(locked, changed: Set(locked), locked: true)
-    return locked
-  }
-
   /// After a lock or unlock of `names`: for each collection, `ItemChanged` for each of its
   /// items and `CollectionChanged`; then, for those whose state did change (`changed`), each
   /// item's and the collection's new `Locked`. So a client's proxies reread the items, whose
@@ -108,7 +108,7 @@ struct ChangeSignals {
   /// gnome-keyring sends the same signals in the same order, the first ones before its reply;
   /// keychaind sends them all after the reply, in batches, so that locking a collection of
   /// 100k items (200k signals) does not hold its caller for seconds.
-  func lockChanged(_ names: [String], changed: Set<String>, locked: Bool) async {
+  func lockChanged(_ names: [String], changed: Set<String>, locked: Bool) {
     let (connection, store) = (connection, store)
     afterReply {
       for name in names {

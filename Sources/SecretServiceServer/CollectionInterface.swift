@@ -31,9 +31,10 @@ struct CollectionInterface: DBusInterface {
   var path: ObjectPath { Resolver.path(ofCollection: name) }
 
   func delete(_ request: MethodRequest) async throws -> ObjectPath {
-    try await StoreView(request, state: state).write { [name] in try $0.deleteCollection(name) }
+    let view = StoreView(request, state: state)
+    try await view.write { [name] in try $0.deleteCollection(name) }
     state.lockPoliciesChanged()  // its own went with it
-    await ChangeSignals(request, state: state).collectionDeleted(name)
+    view.record(.collectionDeleted(name))
     return SecretPath.none
   }
 
@@ -64,12 +65,7 @@ struct CollectionInterface: DBusInterface {
         in: name, label: label, attributes: attributes, secret: plaintext,
         contentType: contentType, replace: replace)
     }
-    let signals = ChangeSignals(request, state: state)
-    if replaced {
-      await signals.itemReplaced(item)
-    } else {
-      await signals.itemCreated(item)
-    }
+    view.record(replaced ? .itemReplaced(item) : .itemCreated(item))
     return (Resolver.path(of: item), SecretPath.none)
   }
 
@@ -136,8 +132,7 @@ struct CollectionInterface: DBusInterface {
     let view = StoreView(request, state: state)
     try view.requireUnlocked(collection: name, else: SecretServiceError.Locked.setProperty)
     try await view.write { [name] in try $0.setLabel(label, ofCollection: name) }
-    await ChangeSignals(request, state: state).collectionChanged(
-      name, Properties.label.changed(label))
+    view.record(.collectionChanged(name, properties: Properties.label.changed(label)))
   }
 }
 
@@ -170,7 +165,7 @@ struct ItemInterface: DBusInterface {
     let view = StoreView(request, state: state)
     try view.requireUnlocked(item, else: SecretServiceError.Locked.delete)
     try await view.write { [item] in try $0.deleteItem(item) }
-    await ChangeSignals(request, state: state).itemDeleted(item)
+    view.record(.itemDeleted(item))
     return SecretPath.none
   }
 
@@ -191,7 +186,7 @@ struct ItemInterface: DBusInterface {
     try await view.write(using: [item.collection]) { [item] in
       try $0.setSecret(plaintext, contentType: secret.contentType, of: item)
     }
-    await ChangeSignals(request, state: state).itemChanged(item)
+    view.record(.itemChanged(item))
   }
 
   private typealias Properties = SecretService.ItemProperty
@@ -263,6 +258,6 @@ struct ItemInterface: DBusInterface {
     let view = StoreView(request, state: state)
     try view.requireUnlocked(item, else: SecretServiceError.Locked.setProperty)
     try await view.write(write)
-    await ChangeSignals(request, state: state).itemChanged(item, changed)
+    view.record(.itemChanged(item, properties: changed))
   }
 }

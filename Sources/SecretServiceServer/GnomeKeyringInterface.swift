@@ -31,14 +31,14 @@ struct GnomeKeyringInterface: DBusInterface {
     else { throw SecretServiceError.invalidPropertiesArgument }
     let password = try self.password(password, request)
     let label = properties[CollectionProperties.label]?.string ?? ""
-    let hook = state.passwordHook
-    let (name, hooked) = try await StoreView(request, state: state).write { store in
+    let hook = state.unlocker.hook
+    let view = StoreView(request, state: state)
+    let (name, hooked) = try await view.write { store in
       let name = try Collections.create(label: label, alias: "", password: password, in: store)
       return (name, hook?(password) ?? PasswordHookEffects())
     }
-    let signals = ChangeSignals(request, state: state)
-    await signals.collectionCreated(name)
-    await signals.announce(hooked)
+    view.record(.collectionCreated(name))
+    view.record(contentsOf: StoreEvent.hooked(hooked))
     return Resolver.path(ofCollection: name)
   }
 
@@ -52,21 +52,15 @@ struct GnomeKeyringInterface: DBusInterface {
     let wasLocked = view.isLocked(collection)
     var hooked = PasswordHookEffects()
     if wasLocked {
-      let hook = state.passwordHook
-      hooked = try await view.write { store in
-        try store.unlock(collection, password: password)
-        if collection == KeychainStore.loginCollection {
-          // Only for `keychainctl doctor`: failing to note it fails nothing.
-          try? store.recordLoginUnlock(route: UnlockRecord.Route.masterPassword)
-        }
-        return hook?(password) ?? PasswordHookEffects()
+      let unlocker = state.unlocker
+      hooked = try await view.write { _ in
+        try unlocker.unlock(collection, with: password, route: UnlockRecord.Route.masterPassword)
+          .hooked
       }
     }
-    let signals = ChangeSignals(request, state: state)
-    await signals.lockChanged(
-      [collection], changed: wasLocked ? [collection] : [], locked: false)
-    await signals.announce(hooked)
-    state.unlocked([collection])
+    view.record(
+      contentsOf: StoreEvent.unlocked(
+        [collection], changed: wasLocked ? [collection] : [], hooked: hooked))
   }
 
   func changeWithMasterPassword(
@@ -76,7 +70,7 @@ struct GnomeKeyringInterface: DBusInterface {
     let collection = try view.namedCollection(path)
     let (original, new) = (try password(original, request), try password(master, request))
     try await view.write { try $0.changePassword(collection, from: original, to: new) }
-    await ChangeSignals(request, state: state).collectionChanged(collection)
+    view.record(.collectionChanged(collection))
   }
 
   func changeWithPrompt(_ request: MethodRequest, collection path: ObjectPath) async throws

@@ -35,7 +35,8 @@ struct ImportInterface: DBusInterface {
       ? KeyringDirectory.standard(ProcessInfo.processInfo.environment)
       : KeyringDirectory(path: path)
     let (logger, connection) = (state.logger, request.connection)
-    let outcomes = try await StoreView(request, state: state).write { store in
+    let view = StoreView(request, state: state)
+    let outcomes = try await view.write { store in
       GnomeKeyringImporter(store: store, directory: directory)
         .run(passwords: passwords, dryRun: dryRun) { progress in
           let message = SecretService.ImportSignals.progress.message(
@@ -45,9 +46,7 @@ struct ImportInterface: DBusInterface {
           Task { try? await connection.send([message]) }
         }
     }
-    if !dryRun {
-      await ChangeSignals(request, state: state).announce(ImportReport.log(outcomes, logger))
-    }
+    if !dryRun { view.record(contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, logger))) }
     return outcomes.map(ImportReport.fields)
   }
 
@@ -60,12 +59,11 @@ struct ImportInterface: DBusInterface {
       throw DBusError(.invalidArgs, "the backup file must be an absolute path")
     }
     let logger = state.logger
-    let outcomes = try await StoreView(request, state: state).write { store in
+    let view = StoreView(request, state: state)
+    let outcomes = try await view.write { store in
       BackupRestore.run(store: store, file: file, passphrase: passphrase, dryRun: dryRun)
     }
-    if !dryRun {
-      await ChangeSignals(request, state: state).announce(ImportReport.log(outcomes, logger))
-    }
+    if !dryRun { view.record(contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, logger))) }
     return outcomes.map(ImportReport.fields)
   }
 

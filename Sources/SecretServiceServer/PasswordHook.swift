@@ -2,7 +2,8 @@
 //
 // The daemon's hook for a password that has just unlocked or created a collection, through a
 // prompt or gnome-keyring's master-password calls: keychaind imports gnome-keyring's keyrings
-// with it. The server knows nothing of importing; it only sends the signals for what changed.
+// with it. The server knows nothing of importing; it only announces what changed
+// (`StoreEvent.hooked`).
 
 import KeychainCrypto
 import KeychainStore
@@ -34,21 +35,5 @@ extension PasswordHookEffects {
     createdCollections += other.createdCollections
     changedCollections += other.changedCollections
     unlockedCollections += other.unlockedCollections
-  }
-}
-
-extension ChangeSignals {
-  /// Signals for the hook's work: `CollectionCreated` for each new collection, the unlock of
-  /// each unlocked one, then the new `Items` of each changed one.
-  func announce(_ effects: PasswordHookEffects) async {
-    for name in effects.createdCollections { await collectionCreated(name) }
-    if !effects.unlockedCollections.isEmpty {
-      let names = effects.unlockedCollections
-      await lockChanged(names, changed: Set(names), locked: false)
-      state.unlocked(names)
-    }
-    for name in effects.changedCollections where !effects.createdCollections.contains(name) {
-      afterReply { itemsChanged(name) }
-    }
   }
 }

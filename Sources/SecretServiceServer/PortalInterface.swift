@@ -84,10 +84,8 @@ struct PortalInterface: DBusInterface {
         .unlock(
           collections: [collection], objects: [Resolver.path(ofCollection: collection)],
           forApp: appID))
-      let signals = ChangeSignals(connection: request.connection, state: state)
-      await signals.lockChanged(outcome.unlocked, changed: Set(outcome.unlocked), locked: false)
-      await signals.announce(outcome.hooked)
-      state.unlocked(outcome.unlocked)
+      // The portal's call waits for the dialog: its signals go now, not after its reply.
+      await state.publish(outcome.events, on: request.connection)
       guard !view.isLocked(collection) else { return outcome.dismissed ? .cancelled : .failed }
     }
     do {
@@ -95,9 +93,7 @@ struct PortalInterface: DBusInterface {
       let (key, created) = try await view.write(using: [collection]) {
         try Self.key(for: appID, in: collection, $0)
       }
-      if let created {
-        await ChangeSignals(connection: request.connection, state: state).itemCreated(created)
-      }
+      if let created { await state.publish([.itemCreated(created)], on: request.connection) }
       return Self.write(key, to: fd) ? .success : .failed
     } catch {
       state.logger.warning("the key of a Flatpak app could not be read or made: \(error)")

@@ -24,6 +24,12 @@ struct PromptOutcome: Sendable {
   var changed: String?
   /// What the password hook did with the password typed.
   var hooked = PasswordHookEffects()
+
+  /// What clients hear of it: the new collection, the unlock, what the hook did.
+  var events: [StoreEvent] {
+    let created = self.created.map { [StoreEvent.collectionCreated($0)] } ?? []
+    return created + StoreEvent.unlocked(unlocked, changed: Set(unlocked), hooked: hooked)
+  }
 }
 
 /// Runs the action of a prompt in a pinentry dialog.
@@ -32,14 +38,14 @@ final class PromptRunner: Sendable {
   /// The pinentry program; nil when prompting is turned off.
   let pinentry: String?
   let logger: Logger
-  let passwordHook: PasswordHook?
+  let unlocker: Unlocker
   private let queue = PromptQueue()
 
-  init(store: KeychainStore, pinentry: String?, logger: Logger, passwordHook: PasswordHook?) {
+  init(store: KeychainStore, pinentry: String?, logger: Logger, unlocker: Unlocker) {
     self.store = store
     self.pinentry = pinentry
     self.logger = logger
-    self.passwordHook = passwordHook
+    self.unlocker = unlocker
   }
 
   /// Waits for its turn, then runs `action`. Cancelling the task closes the dialog.
@@ -99,21 +105,21 @@ final class PromptRunner: Sendable {
       defer { dialog.close() }
       for collection in locked {
         let label = (try? store.collection(collection).label) ?? collection
-        var typed: SecureBytes?
+        var hooked: PasswordHookEffects?
         let accepted = try dialog.askExisting(
           .unlock(label: label, isLogin: collection == KeychainStore.loginCollection, app: app),
           wrongPassword: PromptTexts.wrongUnlockPassword
         ) { password in
-          typed = password
-          return try unlocks(collection, password)
+          hooked = try unlocks(collection, password, runningHook: true)?.hooked
+          return hooked != nil
         }
-        guard accepted, let typed else {
+        guard accepted, let hooked else {
           outcome.dismissed = true
           outcome.result = action.emptyResult
           return outcome
         }
         outcome.unlocked.append(collection)
-        if let passwordHook { outcome.hooked.merge(passwordHook(typed)) }
+        outcome.hooked.merge(hooked)
       }
       return outcome
     case .createCollection(let label, let alias):
@@ -127,7 +133,7 @@ final class PromptRunner: Sendable {
       let name = try Collections.create(label: label, alias: alias, password: password, in: store)
       return PromptOutcome(
         dismissed: false, result: .objectPath(Resolver.path(ofCollection: name)), created: name,
-        hooked: passwordHook?(password) ?? PasswordHookEffects())
+        hooked: unlocker.hook?(password) ?? PasswordHookEffects())
     case .changePassword(let collection):
       let label = try store.collection(collection).label
       let dialog = try handle.open(pinentry, logger: logger)
@@ -137,7 +143,7 @@ final class PromptRunner: Sendable {
         .changeOld(label: label), wrongPassword: PromptTexts.wrongOriginalPassword
       ) { password in
         current = password
-        return try unlocks(collection, password)
+        return try unlocks(collection, password, runningHook: false) != nil
       }
       guard accepted, let current else {
         return PromptOutcome(dismissed: true, result: action.emptyResult)
@@ -150,18 +156,18 @@ final class PromptRunner: Sendable {
     }
   }
 
-  /// Whether `password` unlocks `collection` (which it then is).
-  private func unlocks(_ collection: String, _ password: SecureBytes) throws -> Bool {
+  /// What unlocking `collection` with `password` did (it is unlocked then), or nil for a
+  /// wrong password.
+  private func unlocks(_ collection: String, _ password: SecureBytes, runningHook: Bool) throws
+    -> Unlocker.Outcome?
+  {
     do {
-      try store.unlock(collection, password: password)
-      if collection == KeychainStore.loginCollection {
-        // Only for `keychainctl doctor`: failing to note it fails nothing.
-        try? store.recordLoginUnlock(route: UnlockRecord.Route.passwordDialog)
-      }
-      return true
+      return try unlocker.unlock(
+        collection, with: password, route: UnlockRecord.Route.passwordDialog,
+        runningHook: runningHook)
     } catch StoreError.wrongPassword {
       logger.info("a wrong password was typed for a keyring")
-      return false
+      return nil
     }
   }
 }

@@ -75,6 +75,9 @@ public final class SecretServiceDaemon: Sendable {
     self.logger = logger
   }
 
+  /// Opens collections with passwords; every unlock goes through it (see `Unlocker`).
+  public var unlocker: Unlocker { state.unlocker }
+
   /// Answers the calls held since start-up, and every later one.
   public func answerCalls() {
     state.gate.open()
@@ -111,7 +114,11 @@ public final class SecretServiceDaemon: Sendable {
     tree.mount(at: PortalInterface.path) { [PortalInterface(state: state)] }
     // The gate first: a held call has used nothing yet.
     return ObjectServer(
-      tree, filters: [state.gate, UseTracking(state: state), MemoryReleaseFilter()], logger: logger,
+      tree,
+      filters: [
+        state.gate, UseTracking(state: state), MemoryReleaseFilter(), EventFilter(state: state),
+      ],
+      logger: logger,
       maximumByteArray: StoreLimits.maxSecretBytes + 16)
   }
 
@@ -120,10 +127,11 @@ public final class SecretServiceDaemon: Sendable {
   public func announceUnlocked(
     _ collections: [String], _ effects: PasswordHookEffects, on connection: Connection
   ) async {
-    let signals = ChangeSignals(connection: connection, state: state)
-    await signals.announce(effects)
-    await signals.lockChanged(collections, changed: Set(collections), locked: false)
-    state.unlocked(collections)
+    // What the hook did first, as before: then the unlock of the collections themselves.
+    await state.publish(
+      StoreEvent.hooked(effects)
+        + [.lockChanged(collections, changed: Set(collections), locked: false)],
+      on: connection)
   }
 
   /// Locks the unlocked collections whose lock policy (their own over the defaults) `applies`
@@ -137,9 +145,8 @@ public final class SecretServiceDaemon: Sendable {
     let defaults = state.lockDefaults
     guard let own = try? state.lockPolicies() else { return [] }
     let locked =
-      (try? await ChangeSignals(connection: connection, state: state).lockEverything {
-        applies($0, (own[$0] ?? LockPolicy()).over(defaults))
-      }) ?? []
+      (try? state.lockEverything { applies($0, (own[$0] ?? LockPolicy()).over(defaults)) }) ?? []
+    await state.publish([.locked(locked)], on: connection)
     state.lastUse.withLock { uses in
       for name in locked { uses[name] = nil }
     }

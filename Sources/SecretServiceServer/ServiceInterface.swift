@@ -60,7 +60,7 @@ struct ServiceInterface: DBusInterface {
   func lockService(_ request: MethodRequest) async throws {
     // Every collection; gnome-keyring sends no signals here, which leaves its clients'
     // proxies showing unlocked collections: keychaind sends the usual ones.
-    _ = try await ChangeSignals(request, state: state).lockEverything()
+    StoreView(request, state: state).record(.locked(try state.lockEverything()))
   }
 
   func changeLock(_ request: MethodRequest, collection path: ObjectPath) async throws
@@ -86,8 +86,7 @@ struct ServiceInterface: DBusInterface {
       if !collections.contains(collection) { collections.append(collection) }
       locked.append(object)
     }
-    await ChangeSignals(request, state: state).lockChanged(
-      collections, changed: changed, locked: true)
+    view.record(.lockChanged(collections, changed: changed, locked: true))
     return (locked, SecretPath.none)
   }
 

@@ -85,8 +85,8 @@ actor ServiceState {
   private var prompts: [String: Prompt] = [:]
   private var nextID = 1
 
-  /// What runs with a password that opened or made a collection (see `PasswordHook`).
-  nonisolated let passwordHook: PasswordHook?
+  /// Every unlock with a password goes through it.
+  nonisolated let unlocker: Unlocker
 
   init(
     store: KeychainStore, pinentry: String?, logger: Logger, holdingCalls: Bool,
@@ -96,9 +96,9 @@ actor ServiceState {
     self.lockDefaults = lockDefaults
     gate = CallGate(open: !holdingCalls)
     self.logger = logger
-    self.passwordHook = passwordHook
+    unlocker = Unlocker(store: store, hook: passwordHook, logger: logger)
     prompter = PromptRunner(
-      store: store, pinentry: pinentry, logger: logger, passwordHook: passwordHook)
+      store: store, pinentry: pinentry, logger: logger, unlocker: unlocker)
   }
 
   private func makeID(_ prefix: String) -> String {
@@ -174,7 +174,31 @@ actor ServiceState {
     return try makePrompt(owner: caller, action: .changePassword(collection: collection))
   }
 
-  // MARK: Unlocking
+  // MARK: Locking and unlocking
+
+  /// Every API's announcer of changes (see `StoreEvent`), the Secret Service's first.
+  nonisolated var announcers: [any ChangeAnnouncer] {
+    [SecretServiceAnnouncer(state: self)] + otherAnnouncers.withLock { $0 }
+  }
+  private nonisolated let otherAnnouncers = Mutex<[any ChangeAnnouncer]>([])
+
+  /// Adds the announcer of another API (it hears every event after the Secret Service's).
+  nonisolated func addAnnouncer(_ announcer: any ChangeAnnouncer) {
+    otherAnnouncers.withLock { $0.append(announcer) }
+  }
+
+  /// Locks every unlocked collection for which `applies` holds (the in-memory session one has
+  /// no lock) and returns their names: for LockService and for the locks that come from
+  /// outside any call (screen lock, sleep, timers).
+  nonisolated func lockEverything(where applies: (String) -> Bool = { _ in true }) throws
+    -> [String]
+  {
+    let names = try store.collections().map(\.name).filter {
+      $0 != KeychainStore.sessionCollection && !store.isLocked($0) && applies($0)
+    }
+    for name in names { try? store.lock(name) }  // one deleted meanwhile is not an error
+    return names.filter { store.isLocked($0) }
+  }
 
   /// After `collections` were unlocked: their search index is checked item by item in the
   /// background, and what damage showed is repaired and logged by object path.

@@ -48,12 +48,7 @@ struct PromptInterface: DBusInterface {
     request.afterReply {
       let task = Task {
         let outcome = await state.prompter.run(action)
-        let signals = ChangeSignals(connection: connection, state: state)
-        if let created = outcome.created { await signals.collectionCreated(created) }
-        await signals.lockChanged(
-          outcome.unlocked, changed: Set(outcome.unlocked), locked: false)
-        await signals.announce(outcome.hooked)
-        state.unlocked(outcome.unlocked)
+        await state.publish(outcome.events, on: connection)
         // A dismissed or abandoned prompt has already gone, and Dismiss sent its Completed.
         guard await state.finishPrompt(id) else { return }
         try? await connection.emit(

@@ -135,12 +135,9 @@ struct Keychaind: AsyncParsableCommand {
       }
     }
     if let password {
-      try await Blocking.run {
-        try LoginUnlock.run(store: store, password: password, logger: logger)
-        // Before the first call is answered: gnome-keyring's items are there when it is.
-        GnomeKeyringMigration.run(
-          store: store, password: password, environment: environment, logger: logger)
-      }
+      // gnome-keyring's items are imported before the first call is answered.
+      let unlocker = daemon.unlocker
+      try await Blocking.run { try LoginUnlock.run(unlocker, password: password, logger: logger) }
       daemon.answerCalls()
       daemon.collectionsUnlocked(try store.collections().map(\.name).filter { !store.isLocked($0) })
     }

@@ -47,10 +47,9 @@ struct LoginControl: ControlHandler {
   }
 
   func unlock(password: SecureBytes, peer: pid_t) -> ControlResult {
-    let created: Bool
+    let opened: Unlocker.Outcome
     do {
-      created = try LoginUnlock.openLogin(
-        store: store, password: password, route: Self.route(peer), logger: logger)
+      opened = try daemon.unlocker.openLogin(with: password, route: Self.route(peer))
     } catch StoreError.wrongPassword {
       logger.notice("the control socket's password (from PAM) does not unlock the login collection")
       return .denied
@@ -59,9 +58,8 @@ struct LoginControl: ControlHandler {
       return .failed
     }
     logger.info("unlocked the login collection through the control socket (PAM)")
-    var effects = GnomeKeyringMigration.run(
-      store: store, password: password, environment: environment, logger: logger)
-    if created { effects.createdCollections.insert(KeychainStore.loginCollection, at: 0) }
+    var effects = opened.hooked
+    if opened.created { effects.createdCollections.insert(KeychainStore.loginCollection, at: 0) }
     let unlocked = [KeychainStore.loginCollection] + effects.unlockedCollections
     effects.unlockedCollections = []
     let (daemon, connection) = (daemon, connection)

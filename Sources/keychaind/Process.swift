@@ -7,6 +7,7 @@ import KeychainCrypto
 import KeychainDBus
 import KeychainStore
 import Logging
+import SecretServiceServer
 
 /// Process-wide protections for a daemon that holds secrets.
 enum Hardening {
@@ -116,52 +117,15 @@ enum LoginUnlock {
     return scratch.prefix(count)
   }
 
-  /// Creates the login collection with `password`, or unlocks it; points `default` at it if
-  /// no alias does. Exit status 5 for a password that does not unlock it.
-  static func run(store: KeychainStore, password: SecureBytes, logger: Logger) throws {
+  /// Creates the login collection with `password`, or unlocks it, and brings over what the
+  /// password opens of gnome-keyring's (see `Unlocker.openLogin`). Exit status 5 for a
+  /// password that does not unlock it.
+  static func run(_ unlocker: Unlocker, password: SecureBytes, logger: Logger) throws {
     do {
-      _ = try openLogin(
-        store: store, password: password, route: UnlockRecord.Route.commandLine, logger: logger)
+      _ = try unlocker.openLogin(with: password, route: UnlockRecord.Route.commandLine)
     } catch StoreError.wrongPassword {
       logger.critical("the password does not unlock the login collection")
       throw ExitCode(5)
-    }
-  }
-
-  /// Unlocks the login collection with `password`, or creates it with that password (as
-  /// gnome-keyring's login unlock does); returns whether it created it. A wrong password
-  /// throws `wrongPassword` and changes nothing. `route` is remembered for `keychainctl doctor`.
-  static func openLogin(
-    store: KeychainStore, password: SecureBytes, route: String, logger: Logger
-  ) throws -> Bool {
-    var created = false
-    if try store.hasCollection(KeychainStore.loginCollection) {
-      // Checked even when it is unlocked already: a wrong password is never answered OK.
-      let wasLocked = store.isLocked(KeychainStore.loginCollection)
-      try store.unlock(KeychainStore.loginCollection, password: password)
-      if wasLocked { logger.info("unlocked the login collection") }
-    } else {
-      try store.createCollection(
-        name: KeychainStore.loginCollection, label: "Login", password: password)
-      logger.info("created the login collection")
-      created = true
-    }
-    if try store.alias("default") == nil {
-      try store.setAlias("default", to: KeychainStore.loginCollection)
-    }
-    LoginUnlock.record(route, in: store, logger: logger)
-    return created
-  }
-}
-
-extension LoginUnlock {
-  /// Remembers how the login collection was opened. Not remembering it (a full disk) fails
-  /// nothing: it only leaves `keychainctl doctor` with less to say.
-  static func record(_ route: String, in store: KeychainStore, logger: Logger) {
-    do {
-      try store.recordLoginUnlock(route: route)
-    } catch {
-      logger.warning("could not note how the login collection was unlocked: \(error)")
     }
   }
 }

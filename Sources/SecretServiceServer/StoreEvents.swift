@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+//
+// Changes as events. A handler records what it changed on its request (`StoreView.record`);
+// work outside any call (a prompt finishing, a lock timer, a login) publishes its events
+// directly. Either way they reach `ServiceState.publish`, which hands them to every API's
+// announcer, so a write through one API raises every API's signals, and then does the daemon's
+// own follow-up of an unlock (the search index's check, "used now" for the lock timers) in one
+// place. (GRDB's TransactionObserver sees a change where it happens; this is the same idea one
+// level up, where the signals' order relative to the reply is known.)
+
+import KeychainDBus
+import KeychainStore
+
+/// A change clients should hear of.
+enum StoreEvent: Sendable {
+  case itemCreated(ItemID)
+  /// An item replaced by `CreateItem(replace: true)`.
+  case itemReplaced(ItemID)
+  /// An item's secret or properties changed; `properties` holds the new values of those set.
+  case itemChanged(ItemID, properties: [String: DBusValue] = [:])
+  case itemDeleted(ItemID)
+  case collectionCreated(String)
+  /// A collection's label or password changed; `properties` holds new values set.
+  case collectionChanged(String, properties: [String: DBusValue] = [:])
+  case collectionDeleted(String)
+  /// Collections locked or unlocked; `changed` are those whose state did change.
+  case lockChanged([String], changed: Set<String>, locked: Bool)
+  /// Items were added to or changed in a collection in bulk (an import): its item list.
+  case itemsChanged(String)
+
+  /// Collections that were unlocked and are locked now.
+  static func locked(_ collections: [String]) -> StoreEvent {
+    .lockChanged(collections, changed: Set(collections), locked: true)
+  }
+
+  /// The events for what a password hook did: new collections, the unlock of those it
+  /// unlocked, then the new item lists of those it changed.
+  static func hooked(_ effects: PasswordHookEffects) -> [StoreEvent] {
+    var events = effects.createdCollections.map(StoreEvent.collectionCreated)
+    let unlocked = effects.unlockedCollections
+    if !unlocked.isEmpty {
+      events.append(.lockChanged(unlocked, changed: Set(unlocked), locked: false))
+    }
+    events += effects.changedCollections.filter { !effects.createdCollections.contains($0) }
+      .map(StoreEvent.itemsChanged)
+    return events
+  }
+
+  /// The events after `collections` were unlocked (`changed`: those that were locked), and
+  /// after what the password hook did with the password that unlocked them.
+  static func unlocked(
+    _ collections: [String], changed: Set<String>, hooked: PasswordHookEffects = .init()
+  ) -> [StoreEvent] {
+    [.lockChanged(collections, changed: changed, locked: false)] + Self.hooked(hooked)
+  }
+}
+
+/// Turns events into one API's signals, in the order its clients expect them.
+protocol ChangeAnnouncer: Sendable {
+  /// Sends the signals for `events` on `connection`. With `request` (the events came from
+  /// that call) the signals that must follow the reply wait for it; without one they go now.
+  func announce(
+    _ events: [StoreEvent], on connection: any MessageTransport, after request: MethodRequest?)
+    async
+}
+
+extension StoreView {
+  /// Records that the call changed something; the announcers hear of it when the call
+  /// returns (see `EventFilter`).
+  func record(_ events: StoreEvent...) { record(contentsOf: events) }
+
+  /// Records `events`, in order.
+  func record(contentsOf events: [StoreEvent]) {
+    request.context.modify([StoreEvent]()) { $0 += events }
+  }
+}
+
+extension ServiceState {
+  /// Tells every API's announcer about `events`, then follows up unlocks: each unlocked
+  /// collection's search index is checked, and it counts as used now.
+  nonisolated func publish(
+    _ events: [StoreEvent], on connection: any MessageTransport, after request: MethodRequest? = nil
+  ) async {
+    guard !events.isEmpty else { return }
+    for announcer in announcers {
+      await announcer.announce(events, on: connection, after: request)
+    }
+    for case .lockChanged(let names, _, false) in events { unlocked(names) }
+  }
+}
+
+/// After every call that succeeded: what it recorded goes to `ServiceState.publish`, before
+/// the reply (the signals that must follow the reply are queued behind it).
+struct EventFilter: CallFilter {
+  let state: ServiceState
+
+  nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
+    async throws -> [DBusValue]
+  {
+    let results = try await next(request)
+    if let events = request.context.value([StoreEvent].self) {
+      await state.publish(events, on: request.connection, after: request)
+    }
+    return results
+  }
+}

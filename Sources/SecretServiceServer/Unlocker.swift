@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+//
+// The one way a collection is opened with a password, whatever asked: a prompt's dialog,
+// gnome-keyring's master-password call, `keychaind --unlock`, PAM through the control socket
+// (and KWallet's `open` and the access dialog to come). Each route opens the collection here,
+// here the login collection's route is remembered for `keychainctl doctor`, and here the
+// password hook runs (keychaind imports gnome-keyring's keyrings with it); what clients must
+// hear of it is `StoreEvent.unlocked`, published through `ServiceState.publish`.
+//
+// Everything here blocks (key derivation takes a third of a second): call it off the
+// connection's thread.
+
+import KeychainCrypto
+import KeychainStore
+import Logging
+
+/// Opens collections with passwords (see the top of this file).
+public struct Unlocker: Sendable {
+  let store: KeychainStore
+  let hook: PasswordHook?
+  let logger: Logger
+
+  /// What an unlock did.
+  public struct Outcome: Sendable {
+    /// Whether the collection was locked before.
+    public var wasLocked: Bool
+    /// Whether the login collection was created with the password (`openLogin`).
+    public var created = false
+    /// What the password hook did with the password.
+    public var hooked = PasswordHookEffects()
+  }
+
+  /// Opens `collection` with `password`: a wrong one throws `StoreError.wrongPassword` and
+  /// changes nothing. The password is checked even when the collection is unlocked already
+  /// (a wrong password is never answered OK). For login, `route` is remembered. With
+  /// `runningHook`, the password hook then runs with the password.
+  func unlock(
+    _ collection: String, with password: SecureBytes, route: String, runningHook: Bool = true
+  ) throws -> Outcome {
+    let wasLocked = store.isLocked(collection)
+    try store.unlock(collection, password: password)
+    if collection == KeychainStore.loginCollection { remember(route) }
+    var outcome = Outcome(wasLocked: wasLocked)
+    if runningHook, let hook { outcome.hooked = hook(password) }
+    return outcome
+  }
+
+  /// Opens the login collection with `password`, or creates it with that password (as
+  /// gnome-keyring's login unlock does), points `default` at it if no alias does, and runs
+  /// the password hook: `keychaind --unlock` and PAM's login unlock.
+  public func openLogin(with password: SecureBytes, route: String) throws -> Outcome {
+    let login = KeychainStore.loginCollection
+    var outcome: Outcome
+    if try store.hasCollection(login) {
+      outcome = try unlock(login, with: password, route: route, runningHook: false)
+      if outcome.wasLocked { logger.info("unlocked the login collection") }
+    } else {
+      try store.createCollection(name: login, label: "Login", password: password)
+      logger.info("created the login collection")
+      remember(route)
+      outcome = Outcome(wasLocked: false, created: true)
+    }
+    if try store.alias("default") == nil {
+      try store.setAlias("default", to: login)
+    }
+    if let hook { outcome.hooked = hook(password) }
+    return outcome
+  }
+
+  /// Remembers how the login collection was opened. Not remembering it (a full disk) fails
+  /// nothing: it only leaves `keychainctl doctor` with less to say.
+  private func remember(_ route: String) {
+    do {
+      try store.recordLoginUnlock(route: route)
+    } catch {
+      logger.warning("could not note how the login collection was unlocked: \(error)")
+    }
+  }
+}
