@@ -105,11 +105,22 @@ let package = Package(
     // gnome-keyring's control protocol (pam_gnome_keyring's socket): wire format and client.
     .target(name: "KeyringControl", dependencies: ["CKeychainProcess", "KeychainCrypto"]),
 
+    // The desktop session's side of the daemon: lock timers and events (screen lock, sleep,
+    // logout) through logind and the screensaver, and the login unlock from PAM. Its clock is
+    // the daemon's, which tests move by hand.
+    .target(
+      name: "KeychainSession",
+      dependencies: [
+        "SecretServiceServer", "KeychainStore", "KeychainCrypto", "KeychainDBus",
+        "KeyringControl", .product(name: "Logging", package: "swift-log"),
+      ]),
+
     .executableTarget(
       name: "keychaind",
       dependencies: [
-        "CKeychainProcess", "SecretServiceServer", "KeychainStore", "KeychainCrypto",
-        "KeychainDBus", "KeyringControl", "SecretServiceProtocol", "KeychainImport",
+        "CKeychainProcess", "SecretServiceServer", "KeychainSession", "KeychainStore",
+        "KeychainCrypto", "KeychainDBus", "KeyringControl", "SecretServiceProtocol",
+        "KeychainImport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -161,6 +172,13 @@ let package = Package(
       dependencies: [
         "SecretServiceServer", "SecretServiceProtocol", "KeychainStore", "KeychainDBus",
         "KeychainCrypto", "KeychainTesting",
+      ]),
+    // The session logic in memory: lock timers on a clock the test moves.
+    .testTarget(
+      name: "KeychainSessionTests",
+      dependencies: [
+        "KeychainSession", "SecretServiceServer", "SecretServiceProtocol", "KeychainStore",
+        "KeychainDBus", "KeychainCrypto", "KeychainTesting",
       ]),
     .testTarget(
       name: "SecretServiceProtocolTests",

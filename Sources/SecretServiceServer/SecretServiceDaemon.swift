@@ -64,16 +64,21 @@ public final class SecretServiceDaemon: Sendable {
   ///     prompt or the master-password interface (keychaind imports gnome-keyring's keyrings).
   ///   - lockDefaults: when collections lock by themselves unless they say otherwise
   ///     (keychaind.conf; see `lock(on:where:)`).
+  ///   - clock: the time "unused" is measured by (a `ManualClock` in tests).
   public init(
     store: KeychainStore, pinentry: String? = "pinentry", logger: Logger,
     holdingCalls: Bool = false,
-    passwordHook: PasswordHook? = nil, lockDefaults: LockPolicy = LockPolicy()
+    passwordHook: PasswordHook? = nil, lockDefaults: LockPolicy = LockPolicy(),
+    clock: any DaemonClock = SystemClock()
   ) {
     state = ServiceState(
       store: store, pinentry: pinentry, logger: logger, holdingCalls: holdingCalls,
-      passwordHook: passwordHook, lockDefaults: lockDefaults)
+      passwordHook: passwordHook, lockDefaults: lockDefaults, clock: clock)
     self.logger = logger
   }
+
+  /// The time the lock timers go by.
+  public var clock: any DaemonClock { state.clock }
 
   /// Opens collections with passwords; every unlock goes through it (see `Unlocker`).
   public var unlocker: Unlocker { state.unlocker }
@@ -125,7 +130,7 @@ public final class SecretServiceDaemon: Sendable {
   /// Tells clients that `collections` were unlocked outside any call (at login, through the
   /// control socket), together with what the password hook did meanwhile.
   public func announceUnlocked(
-    _ collections: [String], _ effects: PasswordHookEffects, on connection: Connection
+    _ collections: [String], _ effects: PasswordHookEffects, on connection: any MessageTransport
   ) async {
     // What the hook did first, as before: then the unlock of the collections themselves.
     await state.publish(
@@ -140,7 +145,7 @@ public final class SecretServiceDaemon: Sendable {
   /// holds what it read, and the next call finds the collection locked.
   @discardableResult
   public func lock(
-    on connection: Connection, where applies: (String, LockPolicy) -> Bool
+    on connection: any MessageTransport, where applies: (String, LockPolicy) -> Bool
   ) async -> [String] {
     let defaults = state.lockDefaults
     guard let own = try? state.lockPolicies() else { return [] }
@@ -161,7 +166,7 @@ public final class SecretServiceDaemon: Sendable {
   /// How long ago a client last read or wrote a secret of `collection`, or it was unlocked;
   /// zero the first time it is asked about a collection.
   public func sinceLastUse(of collection: String) -> Duration {
-    let now = ContinuousClock.now
+    let now = state.clock.now
     return now
       - state.lastUse.withLock { uses in
         if let last = uses[collection] { return last }

@@ -51,7 +51,9 @@ actor ServiceState {
   /// When a client last read or wrote a secret of each collection, or it was unlocked (for
   /// "lock after N minutes unused"); a collection not yet seen counts from when it is first
   /// asked about.
-  nonisolated let lastUse = Mutex<[String: ContinuousClock.Instant]>([:])
+  nonisolated let lastUse = Mutex<[String: Duration]>([:])
+  /// The time `lastUse` and the lock timers go by.
+  nonisolated let clock: any DaemonClock
   /// keychaind.conf's lock settings, under each collection's own (`LockPolicy`).
   nonisolated let lockDefaults: LockPolicy
   /// Each collection's own lock settings as last read from the store, and a generation that
@@ -79,7 +81,8 @@ actor ServiceState {
   /// Notes that a client read or wrote a secret of `collections` now.
   nonisolated func noteUse(_ collections: some Sequence<String>) {
     lastUse.withLock { uses in
-      for collection in collections { uses[collection] = .now }
+      let now = clock.now
+      for collection in collections { uses[collection] = now }
     }
   }
   private var prompts: [String: Prompt] = [:]
@@ -90,9 +93,10 @@ actor ServiceState {
 
   init(
     store: KeychainStore, pinentry: String?, logger: Logger, holdingCalls: Bool,
-    passwordHook: PasswordHook?, lockDefaults: LockPolicy
+    passwordHook: PasswordHook?, lockDefaults: LockPolicy, clock: any DaemonClock
   ) {
     self.store = store
+    self.clock = clock
     self.lockDefaults = lockDefaults
     gate = CallGate(open: !holdingCalls)
     self.logger = logger

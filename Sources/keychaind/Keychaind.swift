@@ -7,6 +7,7 @@ import CKeychainProcess
 import Foundation
 import KeychainCrypto
 import KeychainDBus
+import KeychainSession
 import KeychainStore
 import Logging
 import SecretServiceServer
@@ -143,12 +144,14 @@ struct Keychaind: AsyncParsableCommand {
     }
     let control = LoginControl.start(
       LoginControl(
-        store: store, daemon: daemon, connection: connection, environment: environment,
+        store: store, daemon: daemon, transport: connection, environment: environment,
         logger: logger, stop: { lifetime.stop($0) }))
+    // A timer minute: shortened by the tests that run this binary.
+    let minute = environment["KEYCHAIND_TEST_MINUTE_SECONDS"].flatMap(Double.init) ?? 60
     let autoLock = AutoLock(
-      daemon: daemon, connection: connection, defaults: configuration.lockDefaults, logger: logger,
-      environment: environment)
-    await autoLock.followScreenSaver()
+      daemon: daemon, transport: connection, defaults: configuration.lockDefaults,
+      logger: logger, minute: .seconds(minute))
+    await autoLock.followScreenSaver(on: connection)
     let sessionLock = await SessionLock.start(environment: environment, autoLock: autoLock)
     let timers = autoLock.runTimers { await sessionLock?.refreshInhibitor() }
     // Start-up's code and the loader's relocation tables are not needed again: once it is

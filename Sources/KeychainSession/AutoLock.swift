@@ -4,7 +4,7 @@
 // logout) and each timer (idle, unused) locks the unlocked collections whose lock policy says
 // so: the collection's own settings (`keychainctl lock-policy`) over keychaind.conf's. Timers
 // are checked a few times a minute, so that a policy changed at run time applies without a
-// restart.
+// restart. Time is the daemon's clock (`DaemonClock`): tests move it by hand.
 
 import Foundation
 import KeychainDBus
@@ -13,9 +13,10 @@ import Logging
 import SecretServiceServer
 import Synchronization
 
-final class AutoLock: Sendable {
+/// Locks collections on the session's events and by their timers, as their policies say.
+public final class AutoLock: Sendable {
   /// What happened outside the keyring.
-  enum Event {
+  public enum Event: Sendable {
     case screenLock, sleep, logout
 
     var reason: String {
@@ -36,29 +37,33 @@ final class AutoLock: Sendable {
   }
 
   let daemon: SecretServiceDaemon
-  let connection: Connection
+  /// Where the lock's signals go.
+  let transport: any MessageTransport
   let defaults: LockPolicy
   let logger: Logger
-  /// Seconds in a timer minute: 60, or KEYCHAIND_TEST_MINUTE_SECONDS for tests.
-  let minute: Double
+  /// A timer minute on the daemon's clock: 60 s, or less for the tests that run the binary.
+  let minute: Duration
+  var clock: any DaemonClock { daemon.clock }
   /// Since when logind has said the session is idle (nil: active, or not known), and the
   /// collections the idle timer locked since then: each locks once per idle spell, so one
   /// unlocked again while the session is still idle stays open.
-  private let idleSpell = Mutex<(since: ContinuousClock.Instant, locked: Set<String>)?>(nil)
+  private let idleSpell = Mutex<(since: Duration, locked: Set<String>)?>(nil)
 
-  init(
-    daemon: SecretServiceDaemon, connection: Connection,
-    defaults: LockPolicy, logger: Logger, environment: [String: String]
+  /// Locks `daemon`'s collections, announcing it on `transport`, by `defaults` under each
+  /// collection's own policy.
+  public init(
+    daemon: SecretServiceDaemon, transport: any MessageTransport, defaults: LockPolicy,
+    logger: Logger, minute: Duration = .seconds(60)
   ) {
     self.daemon = daemon
-    self.connection = connection
+    self.transport = transport
     self.defaults = defaults
     self.logger = logger
-    minute = environment["KEYCHAIND_TEST_MINUTE_SECONDS"].flatMap(Double.init) ?? 60
+    self.minute = minute
   }
 
   /// Locks the collections `event` applies to.
-  func lock(_ event: Event) async {
+  public func lock(_ event: Event) async {
     await lock(event.reason) { _, policy in event.applies(policy) }
   }
 
@@ -66,7 +71,7 @@ final class AutoLock: Sendable {
   /// org.gnome.ScreenSaver.ActiveChanged(true) when the screen locks, KDE and others
   /// org.freedesktop.ScreenSaver's. Followed besides logind's Lock, which not every locker
   /// sets, and without logind at all.
-  func followScreenSaver() async {
+  public func followScreenSaver(on connection: Connection) async {
     for interface: InterfaceName in ["org.gnome.ScreenSaver", "org.freedesktop.ScreenSaver"] {
       guard
         let changes = try? await connection.signals(
@@ -84,9 +89,10 @@ final class AutoLock: Sendable {
   }
 
   /// Notes logind's IdleHint.
-  func idle(_ isIdle: Bool) {
+  public func idle(_ isIdle: Bool) {
+    let now = clock.now
     idleSpell.withLock { spell in
-      spell = isIdle ? (spell ?? (.now, [])) : nil
+      spell = isIdle ? (spell ?? (now, [])) : nil
     }
   }
 
@@ -98,26 +104,27 @@ final class AutoLock: Sendable {
 
   /// Checks the idle and unused timers a few times a minute until cancelled; `tick` runs
   /// after each check.
-  func runTimers(tick: @escaping @Sendable () async -> Void = {}) -> Task<Void, Never> {
+  public func runTimers(tick: @escaping @Sendable () async -> Void = {}) -> Task<Void, Never> {
     Task {
       while !Task.isCancelled {
-        try? await Task.sleep(for: .seconds(minute / 4))
+        try? await clock.sleep(for: minute / 4)
         await checkTimers()
         await tick()
       }
     }
   }
 
-  private func checkTimers() async {
+  /// Locks what the idle and unused timers say should lock now.
+  public func checkTimers() async {
     // Most set-ups have no timer at all: then nothing is looked at.
     let policies = [defaults] + ((try? daemon.lockPolicies()) ?? [:]).values
     let (anyIdle, anyUnused) = (
       policies.contains { ($0.afterIdleMinutes ?? 0) > 0 },
       policies.contains { ($0.afterUnusedMinutes ?? 0) > 0 }
     )
-    let limit = { (minutes: Int?) in Duration.seconds(Double(minutes ?? 0) * self.minute) }
+    let limit = { (minutes: Int?) in self.minute * (minutes ?? 0) }
     if anyIdle, let spell = idleSpell.withLock({ $0 }) {
-      let idle = ContinuousClock.now - spell.since
+      let idle = clock.now - spell.since
       let locked = await lock("the session was idle") { name, policy in
         !spell.locked.contains(name) && (policy.afterIdleMinutes ?? 0) > 0
           && idle >= limit(policy.afterIdleMinutes)
@@ -128,7 +135,7 @@ final class AutoLock: Sendable {
     }
     guard anyUnused else { return }
     var locked: [Int: [String]] = [:]
-    _ = await daemon.lock(on: connection) { [daemon] name, policy in
+    _ = await daemon.lock(on: transport) { [daemon] name, policy in
       guard let minutes = policy.afterUnusedMinutes, minutes > 0,
         daemon.sinceLastUse(of: name) >= limit(minutes)
       else { return false }
@@ -145,7 +152,7 @@ final class AutoLock: Sendable {
   private func lock(_ reason: String, where applies: (String, LockPolicy) -> Bool) async
     -> [String]
   {
-    let locked = await daemon.lock(on: connection, where: applies)
+    let locked = await daemon.lock(on: transport, where: applies)
     if !locked.isEmpty { logger.info("locked \(locked.joined(separator: ", ")): \(reason)") }
     return locked
   }

@@ -16,7 +16,8 @@ import Logging
 import SecretServiceServer
 import Synchronization
 
-final class SessionLock: Sendable {
+/// Follows the login session through logind (see the top of this file).
+public final class SessionLock: Sendable {
   static let logind: BusName = "org.freedesktop.login1"
   static let managerPath: ObjectPath = "/org/freedesktop/login1"
   static let manager: InterfaceName = "org.freedesktop.login1.Manager"
@@ -38,7 +39,9 @@ final class SessionLock: Sendable {
 
   /// Connects to the system bus and follows this process's login session. Nil (after one log
   /// line) when there is no system bus or no logind.
-  static func start(environment: [String: String], autoLock: AutoLock) async -> SessionLock? {
+  public static func start(environment: [String: String], autoLock: AutoLock) async
+    -> SessionLock?
+  {
     let logger = autoLock.logger
     let address =
       environment["DBUS_SYSTEM_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
@@ -174,7 +177,7 @@ final class SessionLock: Sendable {
 
   /// Holds a delay inhibitor while some lock policy locks before sleep, and none otherwise:
   /// at start, after each resume, and after each timer check (a policy changed at run time).
-  func refreshInhibitor() async {
+  public func refreshInhibitor() async {
     guard !sleeping.withLock({ $0 }) else { return }
     let (wanted, held) = (autoLock.locksBeforeSleep, inhibitor.withLock { $0 != nil })
     if wanted, !held {

@@ -13,17 +13,32 @@ import KeyringControl
 import Logging
 import SecretServiceServer
 
-struct LoginControl: ControlHandler {
+/// Answers pam_gnome_keyring's requests on the control socket.
+public struct LoginControl: ControlHandler {
   let store: KeychainStore
   let daemon: SecretServiceDaemon
-  let connection: Connection
+  /// Where the unlock's signals go.
+  let transport: any MessageTransport
   let environment: [String: String]
-  let logger: Logger
+  public let logger: Logger
   let stop: @Sendable (String) -> Void
+
+  /// A handler for `daemon` over `store`; `stop` ends the daemon (QUIT).
+  public init(
+    store: KeychainStore, daemon: SecretServiceDaemon, transport: any MessageTransport,
+    environment: [String: String], logger: Logger, stop: @escaping @Sendable (String) -> Void
+  ) {
+    self.store = store
+    self.daemon = daemon
+    self.transport = transport
+    self.environment = environment
+    self.logger = logger
+    self.stop = stop
+  }
 
   /// Starts the server at gnome-keyring's path; nil (and one log line) when there is none to
   /// take.
-  static func start(_ handler: LoginControl) -> ControlServer? {
+  public static func start(_ handler: LoginControl) -> ControlServer? {
     if let adopted = ControlServer.adopt(environment: handler.environment, handler: handler) {
       handler.logger.info("login unlock through PAM: listening at \(adopted.path) (from systemd)")
       return adopted
@@ -46,7 +61,7 @@ struct LoginControl: ControlHandler {
     }
   }
 
-  func unlock(password: SecureBytes, peer: pid_t) -> ControlResult {
+  public func unlock(password: SecureBytes, peer: pid_t) -> ControlResult {
     let opened: Unlocker.Outcome
     do {
       opened = try daemon.unlocker.openLogin(with: password, route: Self.route(peer))
@@ -62,8 +77,8 @@ struct LoginControl: ControlHandler {
     if opened.created { effects.createdCollections.insert(KeychainStore.loginCollection, at: 0) }
     let unlocked = [KeychainStore.loginCollection] + effects.unlockedCollections
     effects.unlockedCollections = []
-    let (daemon, connection) = (daemon, connection)
-    Task { await daemon.announceUnlocked(unlocked, effects, on: connection) }
+    let (daemon, transport) = (daemon, transport)
+    Task { await daemon.announceUnlocked(unlocked, effects, on: transport) }
     return .ok
   }
 
@@ -76,7 +91,7 @@ struct LoginControl: ControlHandler {
     return UnlockRecord.Route.pamGnomeKeyring(in: program ?? "pid \(peer)")
   }
 
-  func change(old: SecureBytes, new: SecureBytes) -> ControlResult {
+  public func change(old: SecureBytes, new: SecureBytes) -> ControlResult {
     do {
       try store.changePassword(KeychainStore.loginCollection, from: old, to: new)
     } catch StoreError.wrongPassword {
@@ -90,7 +105,7 @@ struct LoginControl: ControlHandler {
     return .ok
   }
 
-  func quit() -> ControlResult {
+  public func quit() -> ControlResult {
     stop("asked to quit through the control socket")
     return .ok
   }
