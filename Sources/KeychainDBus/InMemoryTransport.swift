@@ -17,13 +17,35 @@ public final class InMemoryTransport: MessageTransport {
     var sent: [Message] = []
     /// What `credentials(of:)` answers for each sender set with `setCredentials`.
     var credentials: [BusName: PeerCredentials] = [:]
+    /// After-reply work waiting for `settle()`, when the test drives it.
+    var queued: [@Sendable () async -> Void] = []
   }
 
   private let state = Mutex(State())
   private let handler: any MethodCallHandler
+  private let queuesAfterReplyWork: Bool
 
-  public init(serving handler: any MethodCallHandler) {
+  /// Serves `handler`. With `queuingAfterReplyWork`, the work a call leaves for after its reply
+  /// (signals that follow it, a prompt's dialog) waits until the test calls `settle()`, so a
+  /// test sees it happen with no sleep; otherwise it runs in a task of its own, as on a bus.
+  public init(serving handler: any MethodCallHandler, queuingAfterReplyWork: Bool = false) {
     self.handler = handler
+    queuesAfterReplyWork = queuingAfterReplyWork
+  }
+
+  public func afterReply(_ work: @escaping @Sendable () async -> Void) {
+    guard queuesAfterReplyWork else {
+      Task { await work() }
+      return
+    }
+    state.withLock { $0.queued.append(work) }
+  }
+
+  /// Runs the queued after-reply work, and the work it queues in turn, until none is left.
+  public func settle() async {
+    while let work = state.withLock({ $0.queued.isEmpty ? nil : $0.queued.removeFirst() }) {
+      await work()
+    }
   }
 
   /// Sends a method call from `sender` (default `:1.1`) and waits for its reply: a method

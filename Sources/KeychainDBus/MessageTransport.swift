@@ -15,6 +15,16 @@ public protocol MessageTransport: AnyObject, Sendable {
   func nameOwner(_ name: BusName) async throws(DBusError) -> BusName?
   /// The uid, pid and process start time of the connection `peer` (a unique name).
   func credentials(of peer: BusName) async throws(DBusError) -> PeerCredentials
+  /// Runs `work` after a reply has gone (or, outside any call, soon), off the caller's path.
+  /// A bus connection starts a task for it; an in-memory transport may queue it for the test
+  /// to run (`InMemoryTransport.settle`).
+  func afterReply(_ work: @escaping @Sendable () async -> Void)
+}
+
+extension MessageTransport {
+  public func afterReply(_ work: @escaping @Sendable () async -> Void) {
+    Task { await work() }
+  }
 }
 
 extension MessageTransport {

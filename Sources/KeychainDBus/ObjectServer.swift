@@ -97,7 +97,7 @@ public final class ObjectServer: MethodCallHandler {
       // actions send through the connection.
       let actions = request.context.takeActions()
       if !actions.isEmpty {
-        Task { for action in actions { await action() } }
+        request.connection.afterReply { for action in actions { await action() } }
       }
     } catch let error as DBusError {
       responder.fail(error)

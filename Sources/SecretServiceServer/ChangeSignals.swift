@@ -155,7 +155,7 @@ private struct ChangeSignals {
     if let request {
       request.afterReply(action)
     } else {
-      Task { await action() }
+      connection.afterReply(action)
     }
   }
 

@@ -83,6 +83,12 @@ public final class SecretServiceDaemon: Sendable {
   /// Opens collections with passwords; every unlock goes through it (see `Unlocker`).
   public var unlocker: Unlocker { state.unlocker }
 
+  /// Forgets the sessions and prompts of `peer`, a caller that left the bus (`publish` does
+  /// this from the bus's NameOwnerChanged; an in-memory test says it).
+  public func callerLeft(_ peer: BusName) async {
+    await state.dropPeer(peer)
+  }
+
   /// Answers the calls held since start-up, and every later one.
   public func answerCalls() {
     state.gate.open()

@@ -36,7 +36,7 @@ import Testing
       let logger = CapturedLog().logger(label: "lock-timers")
       let daemon = SecretServiceDaemon(
         store: store, pinentry: nil, logger: logger, lockDefaults: defaults, clock: clock)
-      tree = InMemoryTransport(serving: daemon.objectServer())
+      tree = InMemoryTransport(serving: daemon.objectServer(), queuingAfterReplyWork: true)
       autoLock = AutoLock(daemon: daemon, transport: tree, defaults: defaults, logger: logger)
     }
 
@@ -80,6 +80,14 @@ import Testing
     #expect(harness.unlocked == ["login"], "login: used 9 minutes ago")
     await harness.pass(minutes: 1)
     #expect(harness.unlocked == [])
+    // Each lock was announced to clients: the collection's new Locked, after the timer's work.
+    _ = harness.tree.takeSent()
+    await harness.tree.settle()
+    let locked = harness.tree.takeSent().filter {
+      $0.member == "PropertiesChanged" && $0.path?.rawValue.hasSuffix("/collection/login") == true
+    }
+    #expect(
+      locked.map { $0.body.dropFirst().first } == [["Locked": DBusValue.boolean(true)].dbusValue])
   }
 
   @Test func idleLocksOncePerIdleSpell() async throws {

@@ -34,13 +34,14 @@ private struct BadCall: CustomStringConvertible {
     entries.dbusValue  // a{sv}: each value goes in a variant
   }
 
-  @Test func everyMethodRefusesBadInputByName() async throws {
-    let harness = try await InProcessService()
-    let service = InProcessService.service
-    let login = InProcessService.login
+  @Test(arguments: ServiceFixture.Depth.allCases)
+  func everyMethodRefusesBadInputByName(depth: ServiceFixture.Depth) async throws {
+    let harness = try await ServiceFixture(depth)
+    let service = ServiceFixture.service
+    let login = ServiceFixture.login
     let item = harness.itemPath
     let mine = try await harness.openSession()
-    let other = try await harness.bus.connect()
+    let other = try await harness.newCaller()
     let foreign = try await harness.openSession(from: other)
     let closed = try await harness.openSession()
     _ = try await harness.call(
@@ -245,9 +246,11 @@ private struct BadCall: CustomStringConvertible {
       }
     }
     // Still serving, and the one item is intact.
-    try harness.store.unlock("login", password: SecureBytes(copying: [1]))
-    let found = try harness.store.searchItems(["app": "demo"])
-    #expect(found.unlocked.count == 1)
-    #expect(try harness.store.secret(of: found.unlocked[0]).secret == SecureBytes(copying: [2]))
+    try await harness.unlockLogin()
+    let found = try await harness.call(
+      service, serviceInterface, SecretService.ServiceMethods.searchItems.name,
+      [["app": "demo"].dbusValue])
+    #expect(found[0] == [item].dbusValue)
+    #expect(try await harness.secret(of: item) == [2])
   }
 }

@@ -8,14 +8,16 @@ import SecretServiceProtocol
 import Testing
 
 @Suite struct CallerStateTests {
-  @Test func sessionsAndPromptsDieWithTheirConnection() async throws {
-    let harness = try await InProcessService()
-    let daemon = harness.daemon
+  /// At the in-process depths, where the daemon's counts can be read.
+  @Test(arguments: [ServiceFixture.Depth.inMemory, .privateBus])
+  func sessionsAndPromptsDieWithTheirConnection(depth: ServiceFixture.Depth) async throws {
+    let harness = try await ServiceFixture(depth)
+    let daemon = try #require(harness.daemon)
     // A connection of its own, so that closing it is the caller leaving.
-    let client = try await harness.bus.connect()
+    let client = try await harness.newCaller()
     func call(_ member: MemberName, _ body: [DBusValue]) async throws -> [DBusValue] {
       try await harness.call(
-        InProcessService.service, SecretService.serviceInterface, member, body, from: client)
+        ServiceFixture.service, SecretService.serviceInterface, member, body, from: client)
     }
     _ = try await call(
       SecretService.ServiceMethods.openSession.name, [.string("plain"), .variant(.string(""))])
@@ -23,7 +25,7 @@ import Testing
       SecretService.ServiceMethods.createCollection.name,
       [[String: DBusValue]().dbusValue, .string("")])
     #expect(await daemon.callerStateCounts == (1, 1))
-    await client.close()
+    await harness.leave(client)
     var counts = await daemon.callerStateCounts
     for _ in 0..<1500 where counts != (0, 0) {  // a bound, not a speed check
       try await Task.sleep(for: .milliseconds(20))
@@ -36,9 +38,10 @@ import Testing
 extension CallerStateTests {
   /// One connection cannot hold sessions or prompts without bound; another is not affected,
   /// and a closed session makes room again.
-  @Test func sessionsAndPromptsPerConnectionAreBounded() async throws {
-    let harness = try await InProcessService()
-    let greedy = try await harness.bus.connect()
+  @Test(arguments: ServiceFixture.Depth.allCases)
+  func sessionsAndPromptsPerConnectionAreBounded(depth: ServiceFixture.Depth) async throws {
+    let harness = try await ServiceFixture(depth)
+    let greedy = try await harness.newCaller()
     var sessions: [ObjectPath] = []
     for _ in 0..<128 { sessions.append(try await harness.openSession(from: greedy)) }
     do {
@@ -55,13 +58,13 @@ extension CallerStateTests {
 
     for _ in 0..<64 {
       _ = try await harness.call(
-        InProcessService.service, SecretService.serviceInterface,
+        ServiceFixture.service, SecretService.serviceInterface,
         SecretService.ServiceMethods.createCollection.name,
         [[String: DBusValue]().dbusValue, .string("")], from: greedy)
     }
     do {
       _ = try await harness.call(
-        InProcessService.service, SecretService.serviceInterface,
+        ServiceFixture.service, SecretService.serviceInterface,
         SecretService.ServiceMethods.createCollection.name,
         [[String: DBusValue]().dbusValue, .string("")], from: greedy)
       Issue.record("a 65th pending prompt was accepted")

@@ -78,9 +78,9 @@ private final class SignalRecorder: Sendable {
 
 @Suite struct ChangeSignalTests {
   @Test func everyChangeIsSignalled() async throws {
-    let harness = try await InProcessService()
-    let recorder = try await SignalRecorder(harness.bus)
-    let login = InProcessService.login
+    let harness = try await ServiceFixture()
+    let recorder = try await SignalRecorder(try harness.bus())
+    let login = ServiceFixture.login
     let session = try await harness.openSession()
     let secret = Secret(session: session, parameters: [], value: [1], contentType: "text/plain")
     let created = try await recorder.step(2) {
@@ -106,14 +106,14 @@ private final class SignalRecorder: Sendable {
     }
     try await recorder.step(4) {
       try await harness.call(
-        InProcessService.service, SecretService.serviceInterface,
+        ServiceFixture.service, SecretService.serviceInterface,
         SecretService.ServiceMethods.lock.name, [[login].dbusValue])
     }
 
     // gnome-keyring 42.1's order: the Secret Service signal before the reply, PropertiesChanged
     // after it, always with the new value and nothing invalidated (libsecret drops an
     // invalidated property, and then crashes on the next ItemCreated or ItemDeleted).
-    let first = InProcessService.login.rawValue + "/1"
+    let first = ServiceFixture.login.rawValue + "/1"
     let expected = [
       "ItemCreated \(login.rawValue) \(item.rawValue)",
       "PropertiesChanged \(login.rawValue) Items|",
@@ -208,13 +208,13 @@ private final class SignalRecorder: Sendable {
   /// New collections get gnome-keyring's paths: the label with other characters as `_`,
   /// escaped, and a number when the name is taken.
   @Test func collectionsAreNamedAfterTheirLabel() async throws {
-    let harness = try await InProcessService()
+    let harness = try await ServiceFixture()
     let session = try await harness.openSession()
     let password = Secret(session: session, parameters: [], value: [1], contentType: "text/plain")
     var paths: [String] = []
     for label in ["Work stuff", "Work stuff", "", "Ünïcode"] {
       let reply = try await harness.call(
-        InProcessService.service, SecretService.gnomeInternalInterface,
+        ServiceFixture.service, SecretService.gnomeInternalInterface,
         SecretService.GnomeKeyringMethods.createWithMasterPassword.name,
         [
           ["org.freedesktop.Secret.Collection.Label": DBusValue.string(label)].dbusValue,

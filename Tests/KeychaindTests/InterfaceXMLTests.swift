@@ -21,7 +21,7 @@ import Testing
   }
 
   @Test func committedXMLMatchesIntrospection() async throws {
-    let harness = try await InProcessService()
+    let harness = try await ServiceFixture()
     func call(
       _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ body: [DBusValue] = []
     ) async throws -> [DBusValue] {
