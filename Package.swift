@@ -31,9 +31,12 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
   ],
   targets: [
-    // The only two places where C is visible. Everything above them speaks Swift.
+    // libdbus and libgcrypt: imported by KeychainDBus and KeychainCrypto alone (as the process
+    // wrappers are by KeychainSystem; .ci/check-c-imports keeps it so). Everything above them
+    // speaks Swift.
     .systemLibrary(
       name: "CKeychainDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
     .systemLibrary(
@@ -61,7 +64,12 @@ let package = Package(
       ]),
 
     // gnome-keyring's keyring files, read and merged into the store; no D-Bus in it.
-    .target(name: "KeychainImport", dependencies: ["KeychainStore", "KeychainCrypto"]),
+    .target(
+      name: "KeychainImport",
+      dependencies: [
+        "KeychainStore", "KeychainCrypto", "KeychainSystem",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ]),
 
     // What the daemon and the clients share: names, paths, the secret struct, sessions.
     .target(name: "SecretServiceProtocol", dependencies: ["KeychainDBus", "KeychainCrypto"]),
@@ -84,26 +92,54 @@ let package = Package(
       name: "keychainctl",
       dependencies: [
         "Keychain", "SecretServiceClient", "SecretServiceProtocol", "KeychainCrypto",
-        "KeychainDBus", "KeychainStore", "KeychainImport", "KeyringControl",
+        "KeychainDBus", "KeychainStore", "KeychainImport", "KeyringControl", "KeychainSystem",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ]),
 
     // The seeds' sample code, compiled as it is written (import Keychain for import Security).
     .executableTarget(name: "keychain-samples", dependencies: ["Keychain"]),
 
-    // prctl is variadic, and spawned children need their signal state reset: two C wrappers.
+    // prctl is variadic, and spawned children need their signal state reset: C wrappers,
+    // imported by KeychainSystem alone.
     .target(name: "CKeychainProcess"),
+
+    // System calls in one place: whole reads, writes and sends (EINTR and short counts) on
+    // swift-system's FileDescriptor, secrets read into locked memory, a scoped SIGPIPE block,
+    // spawning with a clean signal state, and the process-wide calls.
+    .target(
+      name: "KeychainSystem",
+      dependencies: [
+        "CKeychainProcess", "KeychainCrypto",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ]),
+
+    // Asking a person: pinentry in the Assuan protocol, the password dialogs' texts and rules,
+    // and the queue that shows one dialog at a time.
+    .target(
+      name: "KeychainPrompt",
+      dependencies: [
+        "KeychainSystem", "KeychainCrypto", .product(name: "Logging", package: "swift-log"),
+        .product(name: "SystemPackage", package: "swift-system"),
+      ]),
 
     // The daemon's object tree: one type per Secret Service interface.
     .target(
       name: "SecretServiceServer",
       dependencies: [
         "SecretServiceProtocol", "KeychainStore", "KeychainDBus", "KeychainCrypto",
-        "KeychainImport", "CKeychainProcess", .product(name: "Logging", package: "swift-log"),
+        "KeychainImport", "KeychainSystem", "KeychainPrompt",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ]),
 
     // gnome-keyring's control protocol (pam_gnome_keyring's socket): wire format and client.
-    .target(name: "KeyringControl", dependencies: ["CKeychainProcess", "KeychainCrypto"]),
+    .target(
+      name: "KeyringControl",
+      dependencies: [
+        "KeychainSystem", "KeychainCrypto",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ]),
 
     // The desktop session's side of the daemon: lock timers and events (screen lock, sleep,
     // logout) through logind and the screensaver, and the login unlock from PAM. Its clock is
@@ -118,9 +154,10 @@ let package = Package(
     .executableTarget(
       name: "keychaind",
       dependencies: [
-        "CKeychainProcess", "SecretServiceServer", "KeychainSession", "KeychainStore",
+        "KeychainSystem", "SecretServiceServer", "KeychainSession", "KeychainStore",
         "KeychainCrypto", "KeychainDBus", "KeyringControl", "SecretServiceProtocol",
         "KeychainImport",
+        .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -130,7 +167,7 @@ let package = Package(
       name: "keychain-load",
       dependencies: [
         "KeychainDBus", "KeychainCrypto", "KeychainStore", "SecretServiceProtocol",
-        "CKeychainProcess",
+        "KeychainSystem",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
@@ -150,7 +187,7 @@ let package = Package(
     .target(
       name: "KeychainTesting",
       dependencies: [
-        "KeychainDBus", "CKeychainProcess", "SecretServiceProtocol",
+        "KeychainDBus", "KeychainSystem", "SecretServiceProtocol",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -159,6 +196,12 @@ let package = Package(
       name: "KeychainDBusTests",
       dependencies: ["KeychainDBus", "KeychainTesting", "CKeychainDBus"]),
     .testTarget(name: "KeychainCryptoTests", dependencies: ["KeychainCrypto"]),
+    .testTarget(
+      name: "KeychainSystemTests",
+      dependencies: [
+        "KeychainSystem", "KeychainCrypto",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ]),
     .testTarget(name: "KeychainCoreTests", dependencies: ["KeychainCore"]),
     .testTarget(
       name: "KeychainStoreTests",

@@ -8,6 +8,8 @@
 
 import Foundation
 import KeychainCrypto
+import KeychainSystem
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -105,19 +107,12 @@ public struct KeyringDirectory: Sendable {
   }
 
   private static func readAll(_ descriptor: Int32, file: String, limit: Int) throws -> [UInt8] {
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-      let got = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-      if got < 0, errno == EINTR { continue }
-      guard got >= 0 else {
-        throw KeyringFileError.unreadable(file: file, reason: String(cString: strerror(errno)))
-      }
-      if got == 0 { return bytes }
-      bytes += chunk[0..<got]
-      guard bytes.count <= limit else {
-        throw KeyringFileError.tooLarge(file: file, reason: "over \(limit) bytes")
-      }
+    do {
+      return try FileDescriptor(rawValue: descriptor).readToEnd(limit: limit)
+    } catch .fileTooLarge {
+      throw KeyringFileError.tooLarge(file: file, reason: "over \(limit) bytes")
+    } catch {
+      throw KeyringFileError.unreadable(file: file, reason: error.description)
     }
   }
 }

@@ -3,8 +3,8 @@
 // Child processes for tests, started through keychain_spawn: a child started from a
 // Swift-concurrency thread would otherwise inherit a mask that blocks SIGTERM.
 
-import CKeychainProcess
 import Foundation
+import KeychainSystem
 
 #if canImport(Glibc)
   import Glibc
@@ -51,19 +51,14 @@ public final class ChildProcess: @unchecked Sendable {
       posix_spawn_file_actions_addopen(&actions, 2, stderrFile, mode, 0o600)
     }
 
-    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    let env =
-      (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0)=\($1)") }
-      + [nil]
-    defer { for pointer in env { free(pointer) } }
-
-    var child: pid_t = 0
-    let rc = keychain_spawn(&child, executable, &actions, argv, env)
+    let started = ProcessControl.spawn(
+      executable, [executable] + arguments,
+      environment: (environment ?? ProcessInfo.processInfo.environment).map { "\($0)=\($1)" },
+      actions: &actions)
     if pipeStdout { close(pipeFDs[1]) }
-    guard rc == 0 else {
+    guard case .success(let child) = started else {
       if pipeStdout { close(pipeFDs[0]) }
-      throw TestingError("cannot start \(executable): \(String(cString: strerror(rc)))")
+      throw TestingError("cannot start \(executable): \(started)")
     }
     pid = child
     stdoutPipe = pipeStdout ? FileHandle(fileDescriptor: pipeFDs[0], closeOnDealloc: true) : nil

@@ -3,7 +3,8 @@
 // The client side of the control protocol, as pam_gnome_keyring uses it: keychaind asks a
 // running gnome-keyring-daemon to QUIT when it takes the Secret Service over (--replace).
 
-import CKeychainProcess
+import KeychainSystem
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -46,13 +47,8 @@ public enum ControlClient {
       throw ControlError(description: "write \(path): errno \(errno)")
     }
     var reply = [UInt8](repeating: 0, count: 8)
-    var got = 0
-    while got < reply.count {
-      let n = reply.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, 8 - got) }
-      if n < 0, errno == EINTR { continue }
-      guard n > 0 else { throw ControlError(description: "no reply from \(path)") }
-      got += n
-    }
+    let got = reply.withUnsafeMutableBytes { try? FileDescriptor(rawValue: fd).read(filling: $0) }
+    guard got == reply.count else { throw ControlError(description: "no reply from \(path)") }
     guard ControlPacket.word(reply, at: 0) >= 8,
       let result = ControlResult(rawValue: ControlPacket.word(reply, at: 4))
     else { throw ControlError(description: "\(path) answered outside the protocol") }
@@ -61,11 +57,12 @@ public enum ControlClient {
 
   /// The pid of the process behind a connected control socket, which must be this user's.
   private static func peer(fd: Int32, _ path: String) throws(ControlError) -> pid_t {
-    var (serverPID, serverUID): (pid_t, uid_t) = (0, 0)
-    guard keychain_peer_credentials(fd, &serverPID, &serverUID) == 0, serverUID == getuid() else {
+    guard let server = ProcessControl.peerCredentials(of: FileDescriptor(rawValue: fd)),
+      server.uid == getuid()
+    else {
       throw ControlError(description: "the process behind \(path) is not this user's")
     }
-    return serverPID
+    return server.pid
   }
 
   /// A socket connected to `path`, which must be this user's socket (not a link).
@@ -105,15 +102,6 @@ public enum ControlClient {
   }
 
   private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-    var sent = 0
-    while sent < bytes.count {
-      let n = bytes.withUnsafeBytes {
-        Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
-      }
-      if n < 0, errno == EINTR { continue }
-      guard n > 0 else { return false }
-      sent += n
-    }
-    return true
+    bytes.withUnsafeBytes { (try? FileDescriptor(rawValue: fd).sendAll($0)) != nil }
   }
 }

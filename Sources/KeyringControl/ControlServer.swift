@@ -6,10 +6,11 @@
 // request per connection. Before a byte is read, the peer must be this user (SO_PEERCRED);
 // packets are bounded and read into locked memory; passwords go only to the handler.
 
-import CKeychainProcess
 import Foundation
 import KeychainCrypto
+import KeychainSystem
 import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -132,26 +133,25 @@ public final class ControlServer: Sendable {
 
   private func serve(_ handler: some ControlHandler) {
     while !closed.load(ordering: .relaxed) {
-      var ready = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-      let polled = poll(&ready, 1, 250)
-      if polled < 0, errno != EINTR { break }
-      guard polled > 0, !closed.load(ordering: .relaxed) else { continue }
-      let client = accept(listener, nil, nil)
-      if client < 0 {
-        if errno == EINTR || errno == ECONNABORTED || errno == EAGAIN { continue }
-        break
-      }
-      _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-      answer(client, handler)
-      Glibc.close(client)
+      guard
+        let ready = try? FileDescriptor.waitReadable(
+          [FileDescriptor(rawValue: listener)], timeout: 250)
+      else { break }
+      guard !ready.isEmpty, !closed.load(ordering: .relaxed) else { continue }
+      let client: FileDescriptor?
+      do { client = try FileDescriptor(rawValue: listener).acceptConnection() } catch { break }
+      guard let client else { continue }
+      answer(client.rawValue, handler)
+      try? client.close()
     }
     Glibc.close(listener)
   }
 
   /// One request: the peer checked, the credentials byte, one bounded packet, one reply.
   private func answer(_ client: Int32, _ handler: some ControlHandler) {
-    var (pid, uid): (pid_t, uid_t) = (0, 0)
-    guard keychain_peer_credentials(client, &pid, &uid) == 0, uid == getuid() else { return }
+    guard let (pid, uid) = ProcessControl.peerCredentials(of: FileDescriptor(rawValue: client)),
+      uid == getuid()
+    else { return }
     var timeout = timeval(tv_sec: 5, tv_usec: 0)
     setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -192,21 +192,15 @@ public final class ControlServer: Sendable {
       environment
       ? ControlPacket.word(12) + ControlPacket.word(result.rawValue) + ControlPacket.word(0)
       : ControlPacket.reply(result)
-    _ = packet.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    _ = packet.withUnsafeBytes { try? FileDescriptor(rawValue: client).sendAll($0) }
   }
 
   private func readExactly(_ client: Int32, _ buffer: borrowing SecureScratch, _ count: Int)
     -> Bool
   {
     buffer.withUnsafeMutableBytes { raw in
-      var got = 0
-      while got < count {
-        let n = recv(client, raw.baseAddress! + got, count - got, 0)
-        if n < 0, errno == EINTR { continue }
-        guard n > 0 else { return false }
-        got += n
-      }
-      return true
+      let wanted = UnsafeMutableRawBufferPointer(rebasing: raw[..<count])
+      return (try? FileDescriptor(rawValue: client).read(filling: wanted)) == count
     }
   }
 }

@@ -3,13 +3,13 @@
 // Memory back to the system after transient work: a 10 MiB secret, or the `Items` of a
 // collection of 100k items (a few MB of small allocations), left the daemon at 71 and 41 MiB
 // resident for good. Buffers of up to 32 MiB come from the heap, which glibc does not trim by
-// itself (keychaind sets its allocator up at start, see keychain_tune_allocator), so that a
+// itself (keychaind sets its allocator up at start, see `ProcessControl.tuneAllocator`), so that a
 // burst of big reads reuses its pages; once things are quiet, malloc_trim hands the free
 // pages back. It runs after writes and large reads, off every caller's path.
 
-import CKeychainProcess
 import Dispatch
 import KeychainDBus
+import KeychainSystem
 import Synchronization
 
 enum MemoryRelease {
@@ -36,7 +36,7 @@ enum MemoryRelease {
     }
     queue.asyncAfter(deadline: .now() + .milliseconds(500)) {
       guard generation.withLock({ $0 == mine }) else { return }
-      _ = keychain_release_memory()
+      ProcessControl.releaseMemory()
     }
   }
 }

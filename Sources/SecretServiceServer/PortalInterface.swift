@@ -16,11 +16,9 @@ import Foundation
 import KeychainCrypto
 import KeychainDBus
 import KeychainStore
+import KeychainSystem
 import SecretServiceProtocol
-
-#if canImport(Glibc)
-  import Glibc
-#endif
+import SystemPackage
 
 struct PortalInterface: DBusInterface {
   let state: ServiceState
@@ -126,34 +124,12 @@ struct PortalInterface: DBusInterface {
 
   static let schema = "org.freedesktop.portal.Secret"
 
-  /// Writes the whole key (partial writes and EINTR handled); false if the reader went away
-  /// (EPIPE) or the descriptor is not writable. A write to a pipe whose reader is gone raises
-  /// SIGPIPE, which would end the daemon: it is blocked on this thread for the write, and one
-  /// the write raised is taken off before the mask is restored.
+  /// Writes the whole key; false if the reader went away (EPIPE, with SIGPIPE blocked for the
+  /// write: it would end the daemon) or the descriptor is not writable.
   static func write(_ key: SecureBytes, to fd: UnixFileDescriptor) -> Bool {
-    var pipeSignal = sigset_t()
-    sigemptyset(&pipeSignal)
-    sigaddset(&pipeSignal, SIGPIPE)
-    var previous = sigset_t()
-    pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
-    defer {
-      var pending = sigset_t()
-      sigpending(&pending)
-      if sigismember(&pending, SIGPIPE) == 1 {
-        var now = timespec()
-        _ = sigtimedwait(&pipeSignal, nil, &now)
-      }
-      pthread_sigmask(SIG_SETMASK, &previous, nil)
-    }
-    return key.withUnsafeBytes { bytes in
-      var offset = 0
-      while offset < bytes.count {
-        let written = Glibc.write(fd.rawValue, bytes.baseAddress! + offset, bytes.count - offset)
-        if written < 0, errno == EINTR { continue }
-        guard written > 0 else { return false }
-        offset += written
-      }
-      return true
+    key.withUnsafeBytes { bytes in
+      (try? FileDescriptor(rawValue: fd.rawValue).writeAll(bytes: bytes)) != nil
     }
   }
+
 }

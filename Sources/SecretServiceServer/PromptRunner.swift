@@ -7,6 +7,7 @@
 import Foundation
 import KeychainCrypto
 import KeychainDBus
+import KeychainPrompt
 import KeychainStore
 import Logging
 import SecretServiceProtocol
@@ -208,52 +209,5 @@ enum Collections {
     let kept = String(
       label.prefix(64).map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
     return kept.isEmpty ? "collection" : ObjectPath.escapeElement(kept)
-  }
-}
-
-/// The dialog of one prompt, reachable from the task's cancellation handler.
-private final class DialogHandle: Sendable {
-  private let state = Mutex<(cancelled: Bool, pinentry: Pinentry?)>((false, nil))
-
-  func open(_ program: String?, logger: Logger) throws -> PasswordDialog {
-    guard let program else { throw PinentryError.cannotStart("prompting is turned off") }
-    let dialog = try PasswordDialog(
-      program: program, environment: ProcessInfo.processInfo.environment)
-    let cancelled = state.withLock { state in
-      state.pinentry = dialog.pinentry
-      return state.cancelled
-    }
-    if cancelled { dialog.pinentry.cancel() }
-    return dialog
-  }
-
-  func cancel() {
-    let pinentry = state.withLock { state in
-      state.cancelled = true
-      return state.pinentry
-    }
-    pinentry?.cancel()
-  }
-}
-
-/// Prompts take turns: the next starts when the last has finished.
-actor PromptQueue {
-  private var busy = false
-  private var waiting: [CheckedContinuation<Void, Never>] = []
-
-  func acquire() async {
-    guard busy else {
-      busy = true
-      return
-    }
-    await withCheckedContinuation { waiting.append($0) }
-  }
-
-  func release() {
-    if waiting.isEmpty {
-      busy = false
-    } else {
-      waiting.removeFirst().resume()
-    }
   }
 }

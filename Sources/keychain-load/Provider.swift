@@ -4,9 +4,9 @@
 // time it has used and its resident memory (from /proc; the provider must run on this machine),
 // and a restart timed from spawn to the first correct secret.
 
-import CKeychainProcess
 import Foundation
 import KeychainDBus
+import KeychainSystem
 import SecretServiceProtocol
 
 /// The provider's process, found through the bus.
@@ -73,13 +73,11 @@ struct Provider {
     for fd in Int32(0)...2 {
       posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
     }
-    let words: [String] = ["/bin/sh", "-c", command]
-    let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    var child: pid_t = 0
-    let rc = keychain_spawn(&child, "/bin/sh", &actions, argv, environ)
-    guard rc == 0 else {
-      throw WrongAnswer(description: "cannot start /bin/sh: \(String(cString: strerror(rc)))")
+    let environment = ProcessInfo.processInfo.environment.map { "\($0)=\($1)" }
+    let started = ProcessControl.spawn(
+      "/bin/sh", ["/bin/sh", "-c", command], environment: environment, actions: &actions)
+    guard case .success = started else {
+      throw WrongAnswer(description: "cannot start /bin/sh: \(started)")
     }
   }
 }

@@ -11,7 +11,9 @@ import Foundation
 import KeychainCrypto
 import KeychainDBus
 import KeychainImport
+import KeychainSystem
 import SecretServiceClient
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -95,18 +97,12 @@ struct Export: AsyncParsableCommand {
       throw Exit.failure
     }
     defer { close(descriptor) }
-    var written = 0
-    while written < bytes.count {
-      let result = bytes[written...].withUnsafeBytes {
-        Glibc.write(descriptor, $0.baseAddress, $0.count)
-      }
-      if result < 0, errno == EINTR { continue }
-      guard result > 0 else {
-        complain("keychainctl: cannot write \(path): \(String(cString: strerror(errno)))")
-        unlink(path)
-        throw Exit.failure
-      }
-      written += result
+    do {
+      try bytes.withUnsafeBytes { try FileDescriptor(rawValue: descriptor).writeAll(bytes: $0) }
+    } catch {
+      complain("keychainctl: cannot write \(path): \(error)")
+      unlink(path)
+      throw Exit.failure
     }
     guard fsync(descriptor) == 0 else {
       complain("keychainctl: cannot sync \(path): \(String(cString: strerror(errno)))")

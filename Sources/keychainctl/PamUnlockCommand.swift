@@ -10,6 +10,7 @@
 import ArgumentParser
 import Foundation
 import KeychainCrypto
+import KeychainSystem
 import KeyringControl
 
 #if canImport(Glibc)
@@ -44,19 +45,15 @@ struct PamUnlock: ParsableCommand {
     // overwrite: both ids are copied out at once, and the pointer is not used again.
     let (uid, gid) = (account.pointee.pw_uid, account.pointee.pw_gid)
     // Read the password first (as whoever runs us), into locked memory.
-    let scratch = SecureScratch(capacity: 8192)
-    var count = 0
-    scratch.withUnsafeMutableBytes { buffer in
-      while count < buffer.count {
-        let got = read(STDIN_FILENO, buffer.baseAddress! + count, buffer.count - count)
-        if got < 0, errno == EINTR { continue }
-        guard got > 0 else { break }
-        count += got
-      }
-      // pam_exec ends it with a NUL; a pipe may end it with a newline.
-      while count > 0, buffer[count - 1] == 0 || buffer[count - 1] == 0x0A { count -= 1 }
+    // pam_exec ends it with a NUL; a pipe may end it with a newline.
+    let password: SecureBytes
+    do {
+      password = try SecretReader.read(
+        prompt: "Password: ", maximumLength: 8192, trailing: .newlinesAndNULs)
+    } catch {
+      complain("keychainctl pam-unlock: cannot read the password: \(error)")
+      throw Exit.failure
     }
-    let password = scratch.prefix(count)
     // Become the user, as pam_gnome_keyring's client does: the socket and keychaind are theirs.
     if getuid() != uid {
       guard getuid() == 0, initgroups(name, gid) == 0, setgid(gid) == 0, setuid(uid) == 0 else {

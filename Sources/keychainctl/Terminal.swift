@@ -4,6 +4,7 @@
 // input.
 
 import Foundation
+import KeychainSystem
 
 #if canImport(Glibc)
   import Glibc
@@ -37,19 +38,11 @@ enum SecretInput {
     return password
   }
 
-  /// A line typed at the terminal with echo off.
+  /// A line typed at the terminal with echo off: read into locked memory (never through a
+  /// `String`), then handed to the client library, which sends it as bytes.
   private static func typed(prompt: String) -> [UInt8] {
-    FileHandle.standardError.write(Data(prompt.utf8))
-    var saved = termios()
-    tcgetattr(STDIN_FILENO, &saved)
-    var quiet = saved
-    quiet.c_lflag &= ~tcflag_t(ECHO)
-    tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
-    defer {
-      tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
-      FileHandle.standardError.write(Data("\n".utf8))
-    }
-    return Array((Swift.readLine(strippingNewline: true) ?? "").utf8)
+    let line = try? SecretReader.read(prompt: prompt, maximumLength: 4096, trailing: .kept)
+    return line?.withUnsafeBytes { Array($0) } ?? []
   }
 }
 

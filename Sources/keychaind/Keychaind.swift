@@ -3,12 +3,12 @@
 // keychaind: arguments, logging and wiring. The logic lives in the libraries.
 
 import ArgumentParser
-import CKeychainProcess
 import Foundation
 import KeychainCrypto
 import KeychainDBus
 import KeychainSession
 import KeychainStore
+import KeychainSystem
 import Logging
 import SecretServiceServer
 
@@ -160,7 +160,7 @@ struct Keychaind: AsyncParsableCommand {
     Task.detached(priority: .utility) {
       await startupCheck.value
       try? await Task.sleep(for: .milliseconds(500))
-      let released = keychain_release_startup_pages()
+      let released = ProcessControl.releaseStartupPages()
       logger.debug("start-up over: unmapped \(released >> 20) MiB of read-only program pages")
     }
     let reason = await lifetime.wait(for: connection)

@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: MIT
 
 import ArgumentParser
-import CKeychainProcess
 import Foundation
 import KeychainCrypto
 import KeychainDBus
 import KeychainStore
+import KeychainSystem
 import Logging
 import SecretServiceServer
+import SystemPackage
 
 /// Process-wide protections for a daemon that holds secrets.
 enum Hardening {
   static func apply() {
     // No core dumps (they would hold secrets), no ptrace by same-user processes, private files.
-    _ = keychain_disable_dumps()
-    keychain_tune_allocator()
+    ProcessControl.disableDumps()
+    ProcessControl.tuneAllocator()
     var none = rlimit(rlim_cur: 0, rlim_max: 0)
     _ = setrlimit(Int32(RLIMIT_CORE.rawValue), &none)
     umask(0o077)
@@ -39,14 +40,12 @@ enum PrivateBus {
     var pipeFDs: [Int32] = [-1, -1]
     guard pipe(&pipeFDs) == 0 else { throw ValidationError("pipe: errno \(errno)") }
     defer { close(pipeFDs[0]) }
-    let words = [path, "--session", "--nofork", "--print-address=1"]
-    var argv = words.map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    var pid: pid_t = 0
-    let rc = keychain_spawn_bound(&pid, path, &argv, pipeFDs[1])
+    let started = ProcessControl.spawnBound(
+      path, [path, "--session", "--nofork", "--print-address=1"],
+      output: FileDescriptor(rawValue: pipeFDs[1]))
     close(pipeFDs[1])
-    guard rc == 0 else {
-      throw ValidationError("cannot start \(path): \(String(cString: strerror(rc)))")
+    guard case .success(let pid) = started else {
+      throw ValidationError("cannot start \(path): \(started)")
     }
     // The address is its first line; a daemon that prints none in 10 s has failed.
     var line: [UInt8] = []
@@ -73,48 +72,14 @@ enum LoginUnlock {
   /// all of a pipe, one trailing newline dropped. It goes from the descriptor into locked,
   /// wiped memory, never through an ordinary buffer.
   static func readPassword() throws -> SecureBytes {
-    let terminal = isatty(STDIN_FILENO) != 0
-    var saved = termios()
-    // The prompt goes to the terminal itself, as sudo's and ssh's do: stderr may be a log.
-    let prompt = terminal ? open("/dev/tty", O_WRONLY | O_CLOEXEC | O_NOCTTY) : -1
-    func say(_ text: String) {
-      let bytes = Array(text.utf8)
-      _ = write(prompt >= 0 ? prompt : STDERR_FILENO, bytes, bytes.count)
+    do {
+      return try SecretReader.read(
+        prompt: "Password: ", maximumLength: maximumLength, trailing: .oneNewline)
+    } catch .tooLong(let maximum) {
+      throw ValidationError("the password on standard input is longer than \(maximum) bytes")
+    } catch .unreadable(let error) {
+      throw ValidationError("cannot read the password from standard input: \(error)")
     }
-    if terminal {
-      say("Password: ")
-      tcgetattr(STDIN_FILENO, &saved)
-      var quiet = saved
-      quiet.c_lflag &= ~tcflag_t(ECHO)
-      tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
-    }
-    defer {
-      if terminal {
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
-        say("\n")
-      }
-      if prompt >= 0 { close(prompt) }
-    }
-    let scratch = SecureScratch(capacity: maximumLength + 1)
-    var count = 0
-    try scratch.withUnsafeMutableBytes { buffer in
-      while count < buffer.count {
-        // One byte at a time at a terminal, so that nothing after the line is consumed.
-        let wanted = terminal ? 1 : buffer.count - count
-        let got = read(STDIN_FILENO, buffer.baseAddress! + count, wanted)
-        if got < 0, errno == EINTR { continue }
-        guard got > 0 else { break }
-        count += got
-        if terminal, buffer[count - 1] == 0x0A { break }
-      }
-      guard count <= maximumLength else {
-        throw ValidationError(
-          "the password on standard input is longer than \(maximumLength) bytes")
-      }
-      // A password typed with a trailing newline (echo pw | keychaind --unlock) means the line.
-      if count > 0, buffer[count - 1] == 0x0A { count -= 1 }
-    }
-    return scratch.prefix(count)
   }
 
   /// Creates the login collection with `password`, or unlocks it, and brings over what the

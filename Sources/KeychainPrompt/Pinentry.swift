@@ -5,17 +5,18 @@
 // subprocess library: the PIN must go from the kernel into secure memory and nowhere else, and
 // libraries hand output out as ordinary arrays that cannot be wiped.
 
-import CKeychainProcess
 import Foundation
 import KeychainCrypto
+import KeychainSystem
 import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
 /// Why a conversation with pinentry ended without an answer.
-enum PinentryError: Error, CustomStringConvertible {
+public enum PinentryError: Error, CustomStringConvertible {
   /// The program could not be started (not installed, not executable).
   case cannotStart(String)
   /// The user cancelled, or the dialog was cancelled from here (Dismiss, caller gone).
@@ -23,7 +24,7 @@ enum PinentryError: Error, CustomStringConvertible {
   /// The program failed, went away or said something outside the protocol.
   case failed(String)
 
-  var description: String {
+  public var description: String {
     switch self {
     case .cannotStart(let why): "cannot start pinentry: \(why)"
     case .cancelled: "cancelled"
@@ -62,17 +63,18 @@ final class Pinentry: @unchecked Sendable {
     // Assuan over one socket: the program reads commands on stdin and answers on stdout.
     posix_spawn_file_actions_adddup2(&actions, pair[1], 0)
     posix_spawn_file_actions_adddup2(&actions, pair[1], 1)
-    let argv = [strdup(program), nil]
-    defer { free(argv[0]) }
-    let env = environment.map { strdup("\($0)=\($1)") } + [nil]
-    defer { for pointer in env { free(pointer) } }
-    var child: pid_t = 0
-    let rc = keychain_spawn(&child, program, &actions, argv, env)
+    let started = ProcessControl.spawn(
+      program, [program], environment: environment.map { "\($0)=\($1)" }, actions: &actions)
     close(pair[1])
     socket = pair[0]
     wake = (wakeFDs[0], wakeFDs[1])
-    process = Mutex((child, rc != 0))
-    guard rc == 0 else { throw .cannotStart("\(program): \(String(cString: strerror(rc)))") }
+    switch started {
+    case .success(let child):
+      process = Mutex((child, false))
+    case .failure(let error):
+      process = Mutex((0, true))
+      throw .cannotStart("\(program): \(error.description)")
+    }
     _ = try readReply(into: SecureScratch(capacity: 0))
   }
 
@@ -161,15 +163,9 @@ final class Pinentry: @unchecked Sendable {
     if let argument { line += " " + Self.escape(argument) }
     var bytes = Array(line.utf8.prefix(Self.maxLine - 1))
     bytes.append(0x0A)
-    var offset = 0
-    while offset < bytes.count {
-      let sent = bytes[offset...].withUnsafeBytes {
-        Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-      }
-      if sent < 0 && errno == EINTR { continue }
-      guard sent > 0 else { throw .failed("the program went away") }
-      offset += sent
-    }
+    let socket = FileDescriptor(rawValue: socket)
+    let sent = bytes.withUnsafeBytes { (try? socket.sendAll($0)) != nil }
+    guard sent else { throw .failed("the program went away") }
   }
 
   /// Reads lines up to `OK`, collecting `D` data into `data`; returns the data's length and the
@@ -264,23 +260,24 @@ final class Pinentry: @unchecked Sendable {
 
   /// Waits for the program's output or a cancellation, and appends what arrived.
   private func fill() throws(PinentryError) {
-    var fds = [
-      pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
-      pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
-    ]
-    while true {
-      let ready = poll(&fds, 2, -1)
-      if ready < 0 && errno == EINTR { continue }
-      guard ready > 0 else { throw .failed("poll: \(String(cString: strerror(errno)))") }
-      if fds[1].revents != 0 { throw .cancelled }
-      let count = input.withUnsafeMutableBytes { buffer in
-        read(socket, buffer.baseAddress! + buffered, buffer.count - buffered)
-      }
-      if count < 0 && errno == EINTR { continue }
-      guard count > 0 else { throw .failed("the program closed the connection") }
-      buffered += count
-      return
+    let (program, wakeUp) = (FileDescriptor(rawValue: socket), FileDescriptor(rawValue: wake.read))
+    let ready: [Int]
+    do {
+      ready = try FileDescriptor.waitReadable([program, wakeUp])
+    } catch {
+      throw .failed("poll: \(error)")
     }
+    if ready.contains(1) { throw .cancelled }
+    let count: Int
+    do {
+      count = try input.withUnsafeMutableBytes { buffer in
+        try program.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[buffered...]))
+      }
+    } catch {
+      throw .failed("the program closed the connection: \(error)")
+    }
+    guard count > 0 else { throw .failed("the program closed the connection") }
+    buffered += count
   }
 
   /// Drops the first `count` bytes, moving the rest forward and wiping what is left behind.

@@ -11,17 +11,17 @@
 import KeychainCrypto
 
 /// What one dialog says.
-struct PromptTexts: Sendable {
-  var title: String
+public struct PromptTexts: Sendable {
+  public var title: String
   /// The heading (gcr's "message", pinentry's prompt).
-  var message: String
-  var description: String
+  public var message: String
+  public var description: String
   /// The button that accepts.
-  var ok: String
+  public var ok: String
 
   /// Unlocking a keyring an application asked for; `app`, when known, is named (a Flatpak app
   /// asking through the portal).
-  static func unlock(label: String, isLogin: Bool, app: String? = nil) -> PromptTexts {
+  public static func unlock(label: String, isLogin: Bool, app: String? = nil) -> PromptTexts {
     if let app {
       return PromptTexts(
         title: "Unlock Keyring", message: "Authentication required",
@@ -41,7 +41,7 @@ struct PromptTexts: Sendable {
   }
 
   /// Choosing the password of a new keyring.
-  static func create(label: String) -> PromptTexts {
+  public static func create(label: String) -> PromptTexts {
     PromptTexts(
       title: "New Keyring Password", message: "Choose password for new keyring",
       description:
@@ -50,7 +50,7 @@ struct PromptTexts: Sendable {
   }
 
   /// The current password, before a change.
-  static func changeOld(label: String) -> PromptTexts {
+  public static func changeOld(label: String) -> PromptTexts {
     PromptTexts(
       title: "Change Keyring Password",
       message: "Enter the old password for the “\(label)” keyring",
@@ -60,7 +60,7 @@ struct PromptTexts: Sendable {
   }
 
   /// The new password of a change.
-  static func changeNew(label: String) -> PromptTexts {
+  public static func changeNew(label: String) -> PromptTexts {
     PromptTexts(
       title: "Change Keyring Password",
       message: "Choose a new password for the “\(label)” keyring",
@@ -69,13 +69,13 @@ struct PromptTexts: Sendable {
       ok: "Continue")
   }
 
-  static let wrongUnlockPassword = "The unlock password was incorrect"
-  static let wrongOriginalPassword = "The original password was incorrect"
-  static let mismatch = "Passwords do not match."
+  public static let wrongUnlockPassword = "The unlock password was incorrect"
+  public static let wrongOriginalPassword = "The original password was incorrect"
+  public static let mismatch = "Passwords do not match."
 }
 
 /// One pinentry dialog, set up with the caller's display and terminal.
-struct PasswordDialog {
+public struct PasswordDialog {
   let pinentry: Pinentry
 
   /// How many times a wrong password may be typed before the prompt gives up. gnome-keyring
@@ -85,7 +85,7 @@ struct PasswordDialog {
 
   /// Starts `program` with the daemon's environment (DISPLAY, WAYLAND_DISPLAY, the session
   /// bus: what graphical pinentries need) and tells it about the terminal, if any.
-  init(program: String, environment: [String: String]) throws(PinentryError) {
+  public init(program: String, environment: [String: String]) throws(PinentryError) {
     pinentry = try Pinentry(program: program, environment: environment)
     // Options an older pinentry does not know are refused with ERR; none of them matters.
     if let tty = environment["GPG_TTY"] { try? pinentry.command("OPTION", "ttyname=\(tty)") }
@@ -108,7 +108,7 @@ struct PasswordDialog {
 
   /// Asks for the password of an existing keyring until `accept` takes it; false when every
   /// attempt was wrong. `accept` does the unlocking: the password is not kept.
-  func askExisting(
+  public func askExisting(
     _ texts: PromptTexts, wrongPassword: String, accept: (SecureBytes) throws -> Bool
   ) throws -> Bool {
     for attempt in 1...Self.attempts {
@@ -121,7 +121,7 @@ struct PasswordDialog {
   /// Asks for a new password in one dialog with a confirmation field (pinentry checks that
   /// both agree and says so); a flavour without the field (pinentry-curses) is asked a second
   /// time instead. An empty password must be confirmed as gnome-keyring has it confirmed.
-  func askNew(_ texts: PromptTexts) throws(PinentryError) -> SecureBytes {
+  public func askNew(_ texts: PromptTexts) throws(PinentryError) -> SecureBytes {
     var warning: String?
     while true {
       try show(texts, warning: warning)
@@ -162,5 +162,5 @@ struct PasswordDialog {
   }
 
   /// Closes the dialog.
-  func close() { pinentry.finish() }
+  public func close() { pinentry.finish() }
 }
