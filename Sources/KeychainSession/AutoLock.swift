@@ -72,16 +72,13 @@ public final class AutoLock: Sendable {
   /// org.freedesktop.ScreenSaver's. Followed besides logind's Lock, which not every locker
   /// sets, and without logind at all.
   public func followScreenSaver(on connection: Connection) async {
-    for interface: InterfaceName in ["org.gnome.ScreenSaver", "org.freedesktop.ScreenSaver"] {
-      guard
-        let changes = try? await connection.signals(
-          matching: MatchRule(interface: interface, member: "ActiveChanged"))
-      else {
-        logger.warning("cannot follow \(interface.rawValue) on the session bus")
+    for signal in ScreenSaver.activeChanged {
+      guard let changes = try? await connection.signals(matching: signal.rule()) else {
+        logger.warning("cannot follow \(signal.interface.rawValue) on the session bus")
         continue
       }
       Task {
-        for await message in changes where message.body.first == .boolean(true) {
+        for await message in changes where (try? signal.arguments(of: message)) == true {
           await lock(.screenLock)
         }
       }

@@ -18,12 +18,6 @@ import Synchronization
 
 /// Follows the login session through logind (see the top of this file).
 public final class SessionLock: Sendable {
-  static let logind: BusName = "org.freedesktop.login1"
-  static let managerPath: ObjectPath = "/org/freedesktop/login1"
-  static let manager: InterfaceName = "org.freedesktop.login1.Manager"
-  static let session: InterfaceName = "org.freedesktop.login1.Session"
-  static let user: InterfaceName = "org.freedesktop.login1.User"
-
   let system: Connection
   let autoLock: AutoLock
   var logger: Logger { autoLock.logger }
@@ -47,7 +41,7 @@ public final class SessionLock: Sendable {
       environment["DBUS_SYSTEM_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
       ?? "unix:path=/run/dbus/system_bus_socket"
     guard let system = try? await Connection.connect(to: address, logger: logger),
-      (try? await system.nameOwner(logind)) ?? nil != nil
+      (try? await system.nameOwner(Logind.name)) ?? nil != nil
     else {
       logger.info("no logind on the system bus: collections lock only when asked")
       return nil
@@ -62,29 +56,23 @@ public final class SessionLock: Sendable {
   /// XDG_SESSION_ID names, else the user's display session (keychaind started by the user's
   /// systemd manager belongs to no session itself).
   private func findSession(_ environment: [String: String]) async -> ObjectPath? {
-    if let path = try? await call("GetSessionByPID", [.uint32(UInt32(getpid()))]).first?
-      .objectPath
-    {
+    if let path = try? await manager(Logind.getSessionByPID, UInt32(getpid())) {
       return path
     }
     if let id = environment["XDG_SESSION_ID"], !id.isEmpty,
-      let path = try? await call("GetSession", [.string(id)]).first?.objectPath
+      let path = try? await manager(Logind.getSession, id)
     {
       return path
     }
     guard let user = await userPath(),
-      let reply = try? await system.call(
-        .methodCall(
-          destination: Self.logind, path: user, interface: .properties, member: "Get",
-          body: [.string(Self.user.rawValue), .string("Display")])),
-      case .variant(.structure(let display))? = reply.body.first, display.count == 2,
-      let path = display[1].objectPath, path.rawValue != "/"
+      let display = try? await system.property(Logind.name, user, Logind.display),
+      display.path != .root
     else { return nil }
-    return path
+    return display.path
   }
 
   private func userPath() async -> ObjectPath? {
-    try? await call("GetUser", [.uint32(getuid())]).first?.objectPath
+    try? await manager(Logind.getUser, getuid())
   }
 
   /// Lock and LockedHint, IdleHint for the idle timer, and the end of the user's last session.
@@ -95,22 +83,19 @@ public final class SessionLock: Sendable {
     }
     guard
       let locks = try? await system.signals(
-        matching: MatchRule(
-          sender: Self.logind, interface: Self.session, member: "Lock", path: session)),
+        matching: Logind.lock.rule(sender: Logind.name, path: session)),
       let hints = try? await system.signals(
-        matching: MatchRule(
-          sender: Self.logind, interface: .properties, member: "PropertiesChanged", path: session)),
+        matching: PropertiesMethods.propertiesChanged.rule(sender: Logind.name, path: session)),
       let removals = try? await system.signals(
-        matching: MatchRule(
-          sender: Self.logind, interface: Self.manager, member: "SessionRemoved",
-          path: Self.managerPath))
+        matching: Logind.sessionRemoved.rule(sender: Logind.name, path: Logind.managerPath))
     else { return }
     let autoLock = autoLock
     Task { for await _ in locks { await autoLock.lock(.screenLock) } }
     Task {
       for await message in hints {
-        guard message.body.first?.string == Self.session.rawValue, message.body.count > 1,
-          let changed = try? [String: DBusValue](dbusValue: message.body[1])
+        guard
+          let (interface, changed, _) = try? PropertiesMethods.propertiesChanged.arguments(
+            of: message), interface == Logind.session.rawValue
         else { continue }
         // The values may come wrapped in their variants or not, depending on the decoder.
         func flag(_ name: String) -> Bool? {
@@ -137,11 +122,7 @@ public final class SessionLock: Sendable {
   /// Whether logind still lists a session of this user.
   private func userHasSessions() async -> Bool {
     guard let user = await userPath(),
-      let reply = try? await system.call(
-        .methodCall(
-          destination: Self.logind, path: user, interface: .properties, member: "Get",
-          body: [.string(Self.user.rawValue), .string("Sessions")])),
-      case .variant(.array(_, let sessions))? = reply.body.first
+      let sessions = try? await system.property(Logind.name, user, Logind.sessions)
     else { return true }  // unknown: keep things as they are
     return !sessions.isEmpty
   }
@@ -150,14 +131,12 @@ public final class SessionLock: Sendable {
   private func followSleep() async {
     guard
       let sleeps = try? await system.signals(
-        matching: MatchRule(
-          sender: Self.logind, interface: Self.manager, member: "PrepareForSleep",
-          path: Self.managerPath))
+        matching: Logind.prepareForSleep.rule(sender: Logind.name, path: Logind.managerPath))
     else { return }
     await refreshInhibitor()
     Task {
       for await message in sleeps {
-        guard case .boolean(let going)? = message.body.first else { continue }
+        guard let going = try? Logind.prepareForSleep.arguments(of: message) else { continue }
         sleeping.withLock { $0 = going }
         if going {
           await autoLock.lock(.sleep)
@@ -191,13 +170,9 @@ public final class SessionLock: Sendable {
   /// Takes a delay inhibitor for sleep; logind waits for it to be closed (up to its
   /// InhibitDelayMaxSec) before suspending.
   private func inhibit() async {
-    let reply = try? await call(
-      "Inhibit",
-      [
-        .string("sleep"), .string("keychaind"), .string("Lock the keyring before sleep"),
-        .string("delay"),
-      ])
-    guard case .unixFD(let fd)? = reply?.first else {
+    let held = try? await manager(
+      Logind.inhibit, "sleep", "keychaind", "Lock the keyring before sleep", "delay")
+    guard let fd = held?.descriptor else {
       logger.warning("logind gave no sleep inhibitor: the keyring may sleep unlocked")
       return
     }
@@ -208,11 +183,10 @@ public final class SessionLock: Sendable {
     logger.debug("holding a delay inhibitor for sleep")
   }
 
-  private func call(_ member: MemberName, _ body: [DBusValue]) async throws -> [DBusValue] {
-    try await system.call(
-      .methodCall(
-        destination: Self.logind, path: Self.managerPath, interface: Self.manager, member: member,
-        body: body)
-    ).body
+  /// Calls a method of logind's manager.
+  private func manager<each Input: DBusRepresentable, Output: DBusRepresentable>(
+    _ method: Takes<repeat each Input>.Returns<Output>, _ arguments: repeat each Input
+  ) async throws -> Output {
+    try await system.call(Logind.name, Logind.managerPath, method, repeat each arguments)
   }
 }

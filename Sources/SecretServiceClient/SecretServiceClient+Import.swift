@@ -10,23 +10,7 @@ import SecretServiceProtocol
 
 extension SecretServiceClient {
   /// One keyring file's outcome, as keychaind reports it.
-  public struct ImportedFile: Sendable {
-    /// Every field keychaind sent: file, collection, status, reason, and counts.
-    public var fields: [String: DBusValue]
-
-    public var file: String { fields["file"]?.string ?? "" }
-    public var collection: String { fields["collection"]?.string ?? "" }
-    /// imported, unchanged, pending or failed.
-    public var status: String { fields["status"]?.string ?? "" }
-    public var reason: String? { fields["reason"]?.string }
-
-    /// A count keychaind reported (items, added, updated, unchanged, renumbered, recovered,
-    /// access_entries, portal_keys); 0 when absent.
-    public func count(_ name: String) -> Int {
-      if case .uint32(let value) = fields[name] { return Int(value) }
-      return 0
-    }
-  }
+  public typealias ImportedFile = ImportFileReport
 
   /// Asks keychaind to import gnome-keyring's keyrings from `directory` (empty: its standard
   /// one) with these passwords besides those it knows; with `dryRun`, to read them only.
@@ -36,7 +20,7 @@ extension SecretServiceClient {
     let secrets = try passwords.map { try secretValue($0, contentType: "text/plain") }
     return try await call(
       Self.service, SecretService.ImportMethods.importGnomeKeyring, directory, secrets, dryRun
-    ).map { ImportedFile(fields: $0) }
+    )
   }
 
   /// Asks keychaind to restore the backup at `file` (an absolute path) made by
@@ -47,6 +31,6 @@ extension SecretServiceClient {
     return try await call(
       Self.service, SecretService.ImportMethods.importBackup, file,
       try secretValue(passphrase, contentType: "text/plain"), dryRun
-    ).map { ImportedFile(fields: $0) }
+    )
   }
 }

@@ -25,9 +25,7 @@ extension Connection {
     _ path: ObjectPath, _ method: Takes<repeat each Input>.Returns<repeat each Output>,
     _ arguments: repeat each Input
   ) async throws(DBusError) -> (repeat each Output) {
-    let reply = try await callSecretService(
-      path, method.interface, method.name, method.arguments(repeat each arguments))
-    return try method.decodeResults(reply)
+    try await call(SecretService.busName, path, method, repeat each arguments)
   }
 
   /// Calls a declared Secret Service method that returns nothing.
@@ -35,19 +33,13 @@ extension Connection {
     _ path: ObjectPath, _ method: Takes<repeat each Input>.ReturnsNothing,
     _ arguments: repeat each Input
   ) async throws(DBusError) {
-    _ = try await callSecretService(
-      path, method.interface, method.name, method.arguments(repeat each arguments))
+    try await call(SecretService.busName, path, method, repeat each arguments)
   }
 
   /// Reads a declared property (see `SecretServiceProperties`) of the object at `path`.
   public nonisolated func getSecretServiceProperty<Value: DBusRepresentable>(
     _ path: ObjectPath, _ property: Property<Value>
   ) async throws(DBusError) -> Value {
-    let reply = try await callSecretService(
-      path, .properties, "Get", [.string(property.interface.rawValue), .string(property.name)])
-    guard case .variant(let value)? = reply.first else {
-      throw DBusError(.failed, "\(property.name) answered \(reply)")
-    }
-    return try Value(dbusValue: value)
+    try await self.property(SecretService.busName, path, property)
   }
 }

@@ -104,10 +104,10 @@ extension SecretService {
   /// keychaind's `org.keychain_linux.Import`.
   public enum ImportMethods {
     public static let importGnomeKeyring = Takes<String, [Secret], Bool>
-      .Returns<[[String: DBusValue]]>(
+      .Returns<[ImportFileReport]>(
         importInterface, "ImportGnomeKeyring", ["directory", "passwords", "dry_run"], ["files"],
         errors: [.noSession, .accessDenied, .ioError])
-    public static let importBackup = Takes<String, Secret, Bool>.Returns<[[String: DBusValue]]>(
+    public static let importBackup = Takes<String, Secret, Bool>.Returns<[ImportFileReport]>(
       importInterface, "ImportBackup", ["file", "passphrase", "dry_run"], ["collections"],
       errors: [.noSession, .accessDenied, .ioError])
   }

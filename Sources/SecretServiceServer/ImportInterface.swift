@@ -23,7 +23,7 @@ struct ImportInterface: DBusInterface {
 
   func importGnomeKeyring(
     _ request: MethodRequest, directory path: String, passwords secrets: [Secret], dryRun: Bool
-  ) async throws -> [[String: DBusValue]] {
+  ) async throws -> [ImportFileReport] {
     guard path.isEmpty || path.hasPrefix("/") else {
       throw DBusError(.invalidArgs, "the directory must be an absolute path")
     }
@@ -47,12 +47,12 @@ struct ImportInterface: DBusInterface {
         }
     }
     if !dryRun { view.record(contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, logger))) }
-    return outcomes.map(ImportReport.fields)
+    return outcomes.map(ImportReport.report)
   }
 
   /// A backup made by `keychainctl export`, restored with the same merge rules.
   func importBackup(_ request: MethodRequest, file: String, passphrase secret: Secret, dryRun: Bool)
-    async throws -> [[String: DBusValue]]
+    async throws -> [ImportFileReport]
   {
     let passphrase = try state.sessions.password(in: secret, caller: request.caller)
     guard file.hasPrefix("/") else {
@@ -64,7 +64,7 @@ struct ImportInterface: DBusInterface {
       BackupRestore.run(store: store, file: file, passphrase: passphrase, dryRun: dryRun)
     }
     if !dryRun { view.record(contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, logger))) }
-    return outcomes.map(ImportReport.fields)
+    return outcomes.map(ImportReport.report)
   }
 
 }
@@ -114,20 +114,19 @@ public enum ImportReport {
     return parts.joined(separator: "; ")
   }
 
-  /// One file's outcome as a D-Bus dictionary (`keychainctl import` prints it).
-  static func fields(_ outcome: ImportOutcome) -> [String: DBusValue] {
-    var fields: [String: DBusValue] = [
-      "file": .string(outcome.file), "collection": .string(outcome.collection),
-      "status": .string(outcome.status.rawValue),
-    ]
-    if let reason = outcome.reason { fields["reason"] = .string(reason) }
-    let counts: [(String, Int)] = [
-      ("items", outcome.items), ("added", outcome.added), ("updated", outcome.updated),
-      ("unchanged", outcome.unchanged), ("renumbered", outcome.renumbered),
-      ("recovered", outcome.recovered), ("access_entries", outcome.accessEntries),
-      ("portal_keys", outcome.portalKeys),
-    ]
-    for (name, count) in counts { fields[name] = .uint32(UInt32(clamping: count)) }
-    return fields
+  /// One file's outcome as the import calls answer it (`keychainctl import` prints it).
+  static func report(_ outcome: ImportOutcome) -> ImportFileReport {
+    var report = ImportFileReport(
+      file: outcome.file, collection: outcome.collection, status: outcome.status.rawValue,
+      reason: outcome.reason)
+    report.items = outcome.items
+    report.added = outcome.added
+    report.updated = outcome.updated
+    report.unchanged = outcome.unchanged
+    report.renumbered = outcome.renumbered
+    report.recovered = outcome.recovered
+    report.accessEntries = outcome.accessEntries
+    report.portalKeys = outcome.portalKeys
+    return report
   }
 }

@@ -115,6 +115,19 @@ public final class SecretServiceDaemon: Sendable {
     return try await connection.requestName(SecretService.busName, options: options)
   }
 
+  /// Asks for `names` besides org.freedesktop.secrets, after `publish`: the same objects are
+  /// then reached through each (one connection, several names: KWallet's clients call
+  /// org.kde.kwalletd5). Returns each name's result, in order.
+  public func requestAdditionalNames(
+    _ names: [BusName], on connection: Connection, replace: Bool
+  ) async throws -> [NameRequestResult] {
+    var options: NameRequestOptions = [.allowReplacement, .doNotQueue]
+    if replace { options.insert(.replaceExisting) }
+    var results: [NameRequestResult] = []
+    for name in names { results.append(try await connection.requestName(name, options: options)) }
+    return results
+  }
+
   /// The object tree's server, for a connection or an in-memory transport. A secret over the
   /// store's limit is refused before it is copied out of the message; under a DH session it
   /// carries up to 16 bytes of padding.

@@ -138,7 +138,7 @@ enum ImportReport {
           "file": file.file, "collection": file.collection, "status": file.status,
         ]
         if let reason = file.reason { object["reason"] = reason }
-        for name in counts { object[name] = file.count(name) }
+        for (name, value) in file.counts { object[name] = value }
         return object
       }
       try? printJSON(["dry_run": dryRun, "files": objects])
@@ -150,11 +150,9 @@ enum ImportReport {
       if dryRun, file.status == "imported" { line += " (dry run: nothing written)" }
       if file.status == "imported" {
         line +=
-          ": \(file.count("items")) items, \(file.count("added")) added, "
-          + "\(file.count("updated")) updated, \(file.count("unchanged")) already there"
-        for (name, words) in notes where file.count(name) > 0 {
-          line += ", \(file.count(name)) \(words)"
-        }
+          ": \(file.items) items, \(file.added) added, "
+          + "\(file.updated) updated, \(file.unchanged) already there"
+        for (count, words) in notes(file) where count > 0 { line += ", \(count) \(words)" }
       }
       if let reason = file.reason { line += " (\(reason))" }
       Swift.print(line)
@@ -167,14 +165,13 @@ enum ImportReport {
     if files.contains(where: { $0.status == "pending" }) { throw ExitCode(2) }
   }
 
-  static let counts = [
-    "items", "added", "updated", "unchanged", "renumbered", "recovered", "access_entries",
-    "portal_keys",
-  ]
-  static let notes = [
-    ("renumbered", "under a new path (theirs was taken)"),
-    ("recovered", "secrets with newlines recovered"),
-    ("portal_keys", "Flatpak app keys"),
-    ("access_entries", "old access entries dropped"),
-  ]
+  /// The rarer counts, with what they mean.
+  static func notes(_ file: SecretServiceClient.ImportedFile) -> [(Int, String)] {
+    [
+      (file.renumbered, "under a new path (theirs was taken)"),
+      (file.recovered, "secrets with newlines recovered"),
+      (file.portalKeys, "Flatpak app keys"),
+      (file.accessEntries, "old access entries dropped"),
+    ]
+  }
 }
