@@ -70,7 +70,9 @@ public final class CallContext: Sendable {
     _ initial: @autoclosure () -> T, _ change: (inout T) -> Void
   ) {
     state.withLock { state in
-      var value = state.values[ObjectIdentifier(T.self)] as? T ?? initial()
+      // Taken out of the dictionary in one expression, so that the box is gone and the value
+      // is the only owner of its storage: the change then copies nothing.
+      var value = (state.values.removeValue(forKey: ObjectIdentifier(T.self)) as? T) ?? initial()
       change(&value)
       state.values[ObjectIdentifier(T.self)] = value
     }

@@ -125,42 +125,49 @@ public final class ObjectServer: MethodCallHandler {
     -> [DBusValue]
   {
     let call = request.message
-    let path = request.path
-    let interfaces: [any DBusInterface]
-    if call.interface == .introspectable || (call.interface == nil && call.member == "Introspect") {
-      // Every path introspects, with or without an object.
-      interfaces = [IntrospectableInterface(tree: tree)]
-    } else {
-      guard let found = try await tree.interfaces(at: path) else {
-        throw DBusError.noObject(path)
-      }
-      interfaces = found + [PropertiesInterface(interfaces: found)]
-    }
-    let target: (any DBusInterface)?
-    if let name = call.interface {
-      guard let found = interfaces.first(where: { $0.interfaceDescription.name == name }) else {
-        throw DBusError(
-          .unknownMethod,
-          "No such interface \(DBusError.curlyQuoted(name.rawValue)) on object at path \(path)")
-      }
-      target = found
-    } else {
-      // The D-Bus specification makes the interface optional: the first one with the method.
-      target = interfaces.first { $0.interfaceDescription.method(request.member) != nil }
-    }
-    let variants = target?.interfaceDescription.methods.filter { $0.name == request.member } ?? []
-    guard let target, !variants.isEmpty else {
+    let target = try await self.target(of: request)
+    guard let target, target.interfaceDescription.method(request.member) != nil else {
       throw DBusError(
         .unknownMethod, "No such method \(DBusError.curlyQuoted(request.member.rawValue))")
     }
     var matched = request
-    matched.method = try ObjectServer.variant(of: variants, matching: call)
+    matched.method = try ObjectServer.variant(
+      of: target.interfaceDescription.methods, named: request.member, matching: call)
     do {
       return try await target.call(matched)
     } catch {
       checkDeclared(error, of: target, matched.key)
       throw error
     }
+  }
+
+  /// The interface a call is for: Introspectable on any path, else one of the object's (the
+  /// one named, or the first with the method: the specification makes the interface
+  /// optional), or Properties over them; nil when none has the method.
+  private nonisolated(nonsending) func target(of request: MethodRequest) async throws
+    -> (any DBusInterface)?
+  {
+    let call = request.message
+    if call.interface == .introspectable || (call.interface == nil && call.member == "Introspect") {
+      return IntrospectableInterface(tree: tree)
+    }
+    guard let interfaces = try await tree.interfaces(at: request.path) else {
+      throw DBusError.noObject(request.path)
+    }
+    guard let name = call.interface else {
+      return interfaces.first { $0.interfaceDescription.method(request.member) != nil }
+        ?? PropertiesInterface(interfaces: interfaces)
+    }
+    if let found = interfaces.first(where: { $0.interfaceDescription.name == name }) {
+      return found
+    }
+    guard name == .properties else {
+      throw DBusError(
+        .unknownMethod,
+        "No such interface \(DBusError.curlyQuoted(name.rawValue)) on object at path \(request.path)"
+      )
+    }
+    return PropertiesInterface(interfaces: interfaces)
   }
 
   /// Logs an error a method answered that its declaration does not list: the declaration is
@@ -174,20 +181,22 @@ public final class ObjectServer: MethodCallHandler {
     )
   }
 
-  /// The declaration among `variants` (one name, several signatures) whose inputs the call's
-  /// arguments have; InvalidArgs, worded as GDBus words it, when there is none.
-  static func variant(of variants: [MethodDescription], matching call: Message) throws(DBusError)
-    -> MethodDescription
-  {
+  /// The declaration among `methods` named `member` (overloads share a name) whose inputs the
+  /// call's arguments have; InvalidArgs, worded as GDBus words it, when there is none.
+  static func variant(
+    of methods: [MethodDescription], named member: MemberName, matching call: Message
+  ) throws(DBusError) -> MethodDescription {
     let body = call.body
-    if let match = variants.first(where: { method in
-      body.count == method.inputs.count
+    if let match = methods.first(where: { method in
+      method.name == member && body.count == method.inputs.count
         && zip(body, method.inputs).allSatisfy { $0.hasType($1.type) }
     }) {
       return match
     }
     let got = body.map(\.type.signature).joined()
-    let expected = variants.map { DBusError.curlyQuoted("(\($0.inputSignature))") }
+    let expected = methods.filter { $0.name == member }.map {
+      DBusError.curlyQuoted("(\($0.inputSignature))")
+    }
     throw DBusError(
       .invalidArgs,
       "Type of message, \(DBusError.curlyQuoted("(\(got))")), does not match expected type "

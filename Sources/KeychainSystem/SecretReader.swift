@@ -61,7 +61,16 @@ public enum SecretReader {
       say("\n")
       try? tty?.close()
     }
-    return try readLine(input, maximumLength)
+    return try readLine(input, maximumLength) ?? SecureBytes(count: 0) { _ in }
+  }
+
+  /// The next line of `input` (a pipe, say), without its newline (`\n` or `\r\n`); nil at
+  /// the end of the input. Read a byte at a time: nothing after the line is consumed, so the
+  /// next call gets the next line.
+  public static func readLine(
+    from input: FileDescriptor = .standardInput, maximumLength: Int
+  ) throws(Failure) -> SecureBytes? {
+    try readLine(input, maximumLength)
   }
 
   /// All of `input`, in locked memory.
@@ -89,20 +98,26 @@ public enum SecretReader {
     return scratch.prefix(count)
   }
 
-  /// One line typed at a terminal, a byte at a time (nothing after it is consumed), without
-  /// its newline.
+  /// One line, a byte at a time, without its newline; nil if the input ended before any byte.
   private static func readLine(_ input: FileDescriptor, _ maximum: Int) throws(Failure)
-    -> SecureBytes
+    -> SecureBytes?
   {
     let scratch = SecureScratch(capacity: maximum + 1)
     var count = 0
+    var ended = false
     do {
       try scratch.withUnsafeMutableBytes { buffer in
         while count < buffer.count {
           let got = try input.read(
             into: UnsafeMutableRawBufferPointer(rebasing: buffer[count..<count + 1]))
-          guard got > 0 else { break }
-          if buffer[count] == 0x0A { return }
+          guard got > 0 else {
+            ended = true
+            return
+          }
+          if buffer[count] == 0x0A {
+            if count > 0, buffer[count - 1] == 0x0D { count -= 1 }
+            return
+          }
           count += 1
         }
       }
@@ -112,6 +127,7 @@ public enum SecretReader {
       throw .unreadable(.ioError)
     }
     guard count <= maximum else { throw .tooLong(maximum: maximum) }
+    if ended, count == 0 { return nil }
     return scratch.prefix(count)
   }
 }

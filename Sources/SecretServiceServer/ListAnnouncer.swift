@@ -26,7 +26,7 @@ final class ListAnnouncer: Sendable {
   func itemsChanged(
     _ collection: String, connection: any MessageTransport, store: KeychainStore, logger: Logger
   ) {
-    schedule(collection) {
+    schedule(collection, on: connection) {
       let start = ContinuousClock.now
       guard let items = try? store.items(in: collection) as [ItemID] else { return }
       defer {
@@ -45,7 +45,7 @@ final class ListAnnouncer: Sendable {
 
   /// Announces the service's `Collections` soon, if that is not already on its way.
   func collectionsChanged(connection: any MessageTransport, store: KeychainStore) {
-    schedule("") {
+    schedule("", on: connection) {
       guard let names = try? store.collections().map(\.name) else { return }
       try? await connection.emitPropertiesChanged(
         at: SecretPath.base, interface: SecretService.serviceInterface,
@@ -55,10 +55,15 @@ final class ListAnnouncer: Sendable {
     }
   }
 
-  private func schedule(_ key: String, _ announce: @escaping @Sendable () async -> Void) {
+  /// Runs `announce` after the wait, as work of `connection`'s (an in-memory transport in a
+  /// test runs it when the test says).
+  private func schedule(
+    _ key: String, on connection: any MessageTransport,
+    _ announce: @escaping @Sendable () async -> Void
+  ) {
     guard pending.withLock({ $0.insert(key).inserted }) else { return }
     let wait = max(Self.delay, (costs.withLock { $0[key] } ?? .zero) * 4)
-    Task {
+    connection.afterReply { [self] in
       try? await Task.sleep(for: wait)
       // Cleared before the list is read, so a change made meanwhile is announced again.
       pending.withLock { _ = $0.remove(key) }

@@ -23,10 +23,12 @@ enum SecretInput {
     return bytes
   }
 
-  /// One line: typed at a terminal without echo, or the next line of a pipe (nil at its end).
+  /// One line: typed at a terminal without echo, or the next line of a pipe (nil at its end),
+  /// read into locked memory first (never through a `String`).
   static func line(prompt: String) -> [UInt8]? {
     if isTerminal { return typed(prompt: prompt) }
-    return Swift.readLine(strippingNewline: true).map { Array($0.utf8) }
+    let line = try? SecretReader.readLine(maximumLength: 4096)
+    return line.map { $0.withUnsafeBytes { Array($0) } }
   }
 
   /// A new password: typed twice at a terminal (they must agree), or one line of a pipe.

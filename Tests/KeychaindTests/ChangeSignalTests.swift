@@ -22,31 +22,56 @@ private func describe(_ message: Message) -> String {
   return text
 }
 
-/// The signals under /org/freedesktop/secrets that a watcher on `bus` receives, taken step by
-/// step: each call, then the signals it caused.
+/// The signals under /org/freedesktop/secrets that a watcher on a bus receives (or, in memory,
+/// that the tree sent), taken step by step: each call, then the signals it caused.
 private final class SignalRecorder: Sendable {
   private final class Arrived: Sendable {
     let messages = Mutex<[Message]>([])
   }
   private let arrived = Arrived()
   private let seen = Mutex<[Message]>([])
-  private let task: Task<Void, Never>
-  private let watcher: Connection
+  private let task: Task<Void, Never>?
+  private let watcher: Connection?
+  /// In memory: the transport whose after-reply work each step runs, and whose signals it takes.
+  private let transport: InMemoryTransport?
 
   init(_ bus: PrivateBus) async throws {
-    watcher = try await bus.connect()
+    let watcher = try await bus.connect()
     let stream = try await watcher.signals(
       matching: MatchRule(pathNamespace: "/org/freedesktop/secrets"))
     let arrived = arrived
     task = Task { for await message in stream { arrived.messages.withLock { $0.append(message) } } }
+    self.watcher = watcher
+    transport = nil
   }
 
-  deinit { task.cancel() }
+  /// A recorder at the fixture's depth.
+  convenience init(_ fixture: ServiceFixture) async throws {
+    if let transport = fixture.transport {
+      self.init(transport)
+    } else {
+      try await self.init(try fixture.bus())
+    }
+  }
+
+  private init(_ transport: InMemoryTransport) {
+    _ = transport.takeSent()
+    self.transport = transport
+    task = nil
+    watcher = nil
+  }
+
+  deinit { task?.cancel() }
 
   /// Makes a call, then waits for the `count` signals that follow it (a 30 s bound).
   @discardableResult
   func step(_ count: Int, _ call: () async throws -> [DBusValue]) async throws -> [DBusValue] {
     let reply = try await call()
+    if let transport {
+      await transport.settle()
+      let signals = transport.takeSent().filter { $0.kind == .signal }
+      arrived.messages.withLock { $0 += signals }
+    }
     let from = seen.withLock { $0.count }
     for _ in 0..<1500 {
       let messages = arrived.messages.withLock { $0 }
@@ -77,9 +102,10 @@ private final class SignalRecorder: Sendable {
 }
 
 @Suite struct ChangeSignalTests {
-  @Test func everyChangeIsSignalled() async throws {
-    let harness = try await ServiceFixture()
-    let recorder = try await SignalRecorder(try harness.bus())
+  @Test(arguments: ServiceFixture.Depth.allCases)
+  func everyChangeIsSignalled(depth: ServiceFixture.Depth) async throws {
+    let harness = try await ServiceFixture(depth)
+    let recorder = try await SignalRecorder(harness)
     let login = ServiceFixture.login
     let session = try await harness.openSession()
     let secret = Secret(session: session, parameters: [], value: [1], contentType: "text/plain")

@@ -20,8 +20,9 @@ import Testing
     return String(xml[start.lowerBound..<end.upperBound])
   }
 
-  @Test func committedXMLMatchesIntrospection() async throws {
-    let harness = try await ServiceFixture()
+  @Test(arguments: ServiceFixture.Depth.allCases)
+  func committedXMLMatchesIntrospection(depth: ServiceFixture.Depth) async throws {
+    let harness = try await ServiceFixture(depth)
     func call(
       _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ body: [DBusValue] = []
     ) async throws -> [DBusValue] {

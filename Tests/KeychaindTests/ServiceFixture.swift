@@ -94,6 +94,10 @@ final class ServiceFixture: Sendable {
         client = Caller(name: connection.uniqueName, connection: connection)
       }
     }
+    // The item's signals are all out before the fixture is handed over (a test that records
+    // signals must not see them): its Items announcement is the last, 50 ms after the reply.
+    let announced = try await client.connection?.signals(
+      matching: PropertiesMethods.propertiesChanged.rule(path: Self.login))
     let session = try await openSession()
     let secret = Secret(session: session, parameters: [], value: [2], contentType: "text/plain")
     let properties: [String: DBusValue] = [
@@ -104,9 +108,30 @@ final class ServiceFixture: Sendable {
       SecretService.CollectionMethods.createItem.name,
       [properties.dbusValue, secret.dbusValue, .boolean(false)])
     createdItem.withLock { $0 = created[0].objectPath ?? Self.login }
+    if let announced {
+      // A bound, not a speed check.
+      let arrived = await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+          var arrived = announced.makeAsyncIterator()
+          return await arrived.next() != nil
+        }
+        group.addTask { (try? await Task.sleep(for: .seconds(30))) == nil }
+        defer { group.cancelAll() }
+        return await group.next() ?? false
+      }
+      guard arrived else { throw TestingError("the fixture's item was never announced") }
+    } else {
+      await settle()
+    }
     // No caller state is left behind: tests count sessions.
     _ = try await call(
       session, SecretService.sessionInterface, SecretService.SessionMethods.close.name)
+  }
+
+  /// The in-memory transport, at that depth.
+  var transport: InMemoryTransport? {
+    if case .memory(let transport) = served { return transport }
+    return nil
   }
 
   /// The private bus, at the depths that have one.
