@@ -7,23 +7,32 @@
 // the table is built, before any call can reach it.
 
 /// The handlers of one interface, for a `DBusInterface`'s `static let table`.
-public struct InterfaceTable<Target: Sendable>: Sendable {
+///
+/// A class, built once: every call reads it through an existential, and a struct would be
+/// copied (a dozen retains, and a generic metadata lookup) each time (measured: 5 % of a
+/// SearchItems call's instructions).
+public final class InterfaceTable<Target: Sendable>: @unchecked Sendable {
+  // Invariant for @unchecked Sendable: the handlers, getters and setters are added only by
+  // `init`'s build closure, before the table is shared; afterwards they are only read.
   public typealias Handler = @Sendable (Target, MethodRequest) async throws -> [DBusValue]
   public typealias Getter = @Sendable (Target, MethodRequest) async throws -> DBusValue
   public typealias Setter = @Sendable (Target, MethodRequest, DBusValue) async throws -> Void
 
   /// The declaration this table serves.
   public let interface: Interface
+  /// `interface.description`, kept: introspection and every call read it.
+  public let description: InterfaceDescription
   @usableFromInline var handlers: [MethodKey: Handler] = [:]
   @usableFromInline var getters: [String: Getter] = [:]
   @usableFromInline var setters: [String: Setter] = [:]
   let declaredErrors: [MethodKey: Set<ErrorName>]
 
   /// The handlers `build` adds for `interface`, which must be all of them.
-  public init(_ interface: Interface, _ build: (inout InterfaceTable) -> Void) {
+  public init(_ interface: Interface, _ build: (InterfaceTable) -> Void) {
     self.interface = interface
+    description = interface.description
     declaredErrors = interface.declaredErrors()
-    build(&self)
+    build(self)
     let declared = Set(interface.methods.map { MethodKey($0.description) })
     let handled = Set(handlers.keys)
     precondition(
@@ -46,7 +55,7 @@ public struct InterfaceTable<Target: Sendable>: Sendable {
   /// and the typed arguments, returning the typed results. Inlinable, so that the handler's
   /// decoding and encoding are specialized for its types where the table is built.
   @inlinable
-  public mutating func on<each Input: DBusRepresentable, each Output: DBusRepresentable>(
+  public func on<each Input: DBusRepresentable, each Output: DBusRepresentable>(
     _ method: Takes<repeat each Input>.Returns<repeat each Output>,
     _ handler:
       @escaping @Sendable (Target) -> (MethodRequest, repeat each Input) async throws ->
@@ -63,7 +72,7 @@ public struct InterfaceTable<Target: Sendable>: Sendable {
   /// Answers `method`, which returns nothing, with `handler`, which returns `Void` (an empty
   /// result pack must not cross an `await`: see TypedMethod.swift).
   @inlinable
-  public mutating func on<each Input: DBusRepresentable>(
+  public func on<each Input: DBusRepresentable>(
     _ method: Takes<repeat each Input>.ReturnsNothing,
     _ handler:
       @escaping @Sendable (Target) -> (MethodRequest, repeat each Input) async throws -> Void
@@ -77,7 +86,7 @@ public struct InterfaceTable<Target: Sendable>: Sendable {
 
   /// Reads `property` with `getter`.
   @inlinable
-  public mutating func get<Value>(
+  public func get<Value>(
     _ property: Property<Value>,
     _ getter: @escaping @Sendable (Target) -> (MethodRequest) async throws -> Value
   ) {
@@ -88,7 +97,7 @@ public struct InterfaceTable<Target: Sendable>: Sendable {
 
   /// Writes `property` with `setter`, which gets the value already typed.
   @inlinable
-  public mutating func set<Value>(
+  public func set<Value>(
     _ property: Property<Value>,
     _ setter: @escaping @Sendable (Target) -> (MethodRequest, Value) async throws -> Void
   ) {
@@ -98,7 +107,7 @@ public struct InterfaceTable<Target: Sendable>: Sendable {
   }
 
   @usableFromInline
-  mutating func add(_ description: MethodDescription, _ handler: @escaping Handler) {
+  func add(_ description: MethodDescription, _ handler: @escaping Handler) {
     let key = MethodKey(description)
     precondition(handlers[key] == nil, "\(interface.name).\(key) has two handlers")
     handlers[key] = handler

@@ -25,7 +25,7 @@ public protocol DBusInterface: Sendable {
 
 extension DBusInterface {
   /// The declaration calls are checked against and introspection prints.
-  public var interfaceDescription: InterfaceDescription { Self.table.interface.description }
+  public var interfaceDescription: InterfaceDescription { Self.table.description }
 
   /// Runs the method the request names (by name and signature).
   public func call(_ request: MethodRequest) async throws -> [DBusValue] {

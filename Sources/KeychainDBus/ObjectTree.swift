@@ -6,12 +6,15 @@
 // path to the deepest subtree at or above it, and lists the parents introspection walks down
 // from `/`, so no subtree knows where the others are.
 
-/// Which objects exist under a subtree, and what they implement. Paths are absolute.
+/// Which objects exist under a subtree, and what they implement. Paths are absolute. Both
+/// run on the caller's executor (`nonisolated(nonsending)`): every call asks, and a tree that
+/// answers from memory or a quick read then costs no thread hop.
 public protocol ObjectTree: Sendable {
   /// The interfaces of the object at `path`, or nil when there is no object there.
-  func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]?
+  nonisolated(nonsending) func interfaces(at path: ObjectPath) async throws
+    -> [any DBusInterface]?
   /// The names of the nodes directly below `path`, for introspection.
-  func childNodes(of path: ObjectPath) async throws -> [String]
+  nonisolated(nonsending) func childNodes(of path: ObjectPath) async throws -> [String]
 }
 
 /// Subtrees mounted at paths, served as one tree.
@@ -48,12 +51,14 @@ public struct Mounts: ObjectTree {
     mounts.first { path == $0.path || path.rawValue.hasPrefix($0.prefix) }
   }
 
-  public func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]? {
+  public nonisolated(nonsending) func interfaces(at path: ObjectPath) async throws
+    -> [any DBusInterface]?
+  {
     guard let mount = owner(of: path) else { return nil }
     return try await mount.tree.interfaces(at: path)
   }
 
-  public func childNodes(of path: ObjectPath) async throws -> [String] {
+  public nonisolated(nonsending) func childNodes(of path: ObjectPath) async throws -> [String] {
     var children = try await owner(of: path)?.tree.childNodes(of: path) ?? []
     // The next element of every mount point below `path`: the way down to it.
     let prefix = path == .root ? "/" : path.rawValue + "/"
@@ -72,9 +77,10 @@ private struct SingleObject: ObjectTree {
   let path: ObjectPath
   let make: @Sendable () async throws -> [any DBusInterface]
 
-  func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]? {
+  nonisolated(nonsending) func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]?
+  {
     path == self.path ? try await make() : nil
   }
 
-  func childNodes(of path: ObjectPath) async throws -> [String] { [] }
+  nonisolated(nonsending) func childNodes(of path: ObjectPath) async throws -> [String] { [] }
 }

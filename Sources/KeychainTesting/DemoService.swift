@@ -73,11 +73,13 @@ public final class DemoService: ObjectTree, DBusInterface {
     table.get(Members.version) { _ in { _ in 1 } }
   }
 
-  public func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]? {
+  public nonisolated(nonsending) func interfaces(at path: ObjectPath) async throws
+    -> [any DBusInterface]?
+  {
     path == Self.path || path.rawValue == Self.path.rawValue + "/child" ? [self] : nil
   }
 
-  public func childNodes(of path: ObjectPath) async throws -> [String] {
+  public nonisolated(nonsending) func childNodes(of path: ObjectPath) async throws -> [String] {
     switch path.rawValue {
     case "/": ["org"]
     case "/org": ["example"]

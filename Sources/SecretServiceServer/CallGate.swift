@@ -16,8 +16,9 @@ final class CallGate: CallFilter {
     state = Mutex((open, []))
   }
 
-  /// Returns at once when open; otherwise when `open()` is called.
-  func wait() async {
+  /// Returns at once when open; otherwise when `open()` is called. On the caller's executor
+  /// (`nonisolated(nonsending)`): every call passes here, and an open gate costs no hop.
+  nonisolated(nonsending) func wait() async {
     // The open gate must not suspend: a continuation, even one resumed at once, moves the call
     // off the connection's thread, and every call passes here.
     if state.withLock({ $0.open }) { return }

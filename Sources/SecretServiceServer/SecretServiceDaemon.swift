@@ -14,7 +14,8 @@ struct SecretTree: ObjectTree {
   let state: ServiceState
   var store: KeychainStore { state.store }
 
-  func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]? {
+  nonisolated(nonsending) func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]?
+  {
     guard let parsed = SecretPath(path) else { return nil }
     switch parsed {
     case .service:
@@ -36,7 +37,7 @@ struct SecretTree: ObjectTree {
     }
   }
 
-  func childNodes(of path: ObjectPath) async throws -> [String] {
+  nonisolated(nonsending) func childNodes(of path: ObjectPath) async throws -> [String] {
     let base = SecretPath.base.rawValue
     switch path.rawValue {
     case base: return ["collection", "aliases"]

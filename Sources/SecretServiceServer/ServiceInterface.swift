@@ -97,13 +97,18 @@ struct ServiceInterface: DBusInterface {
     let cipher = try state.sessions.cipher(session, caller: request.caller)
     var secrets: [ObjectPath: Secret] = [:]
     var bytes = 0
-    defer { if bytes >= MemoryRelease.largeSecret { view.noteLargeAnswer() } }
+    var used = Set<String>()
+    defer {
+      if !used.isEmpty { view.noteUse(used) }
+      if bytes >= MemoryRelease.largeSecret { view.noteLargeAnswer() }
+    }
     for path in items {
       // Locked and missing items are skipped, as gnome-keyring does and libsecret expects: the
       // read itself tells, so no separate existence query.
       guard let parsed = SecretPath(path), let item = try? view.itemID(at: parsed),
-        let (secret, contentType) = try? view.secret(of: item)
+        let (secret, contentType) = try? view.secret(of: item, notingUse: false)
       else { continue }
+      used.insert(item.collection)
       let (parameters, value) = try cipher.encrypt(secret)
       bytes += value.count
       secrets[path] = Secret(

@@ -64,11 +64,14 @@ struct StoreView: Sendable {
   }
 
   /// An item's secret and content type, for a caller that may read it (`StoreError.locked`
-  /// otherwise); the read counts as a use of its collection.
-  func secret(of item: ItemID) throws -> (secret: SecureBytes, contentType: String) {
+  /// otherwise); the read counts as a use of its collection, unless the caller notes the uses
+  /// of a batch itself (`noteUse`).
+  func secret(of item: ItemID, notingUse: Bool = true) throws
+    -> (secret: SecureBytes, contentType: String)
+  {
     guard !isLocked(item) else { throw StoreError.locked(collection: item.collection) }
     let read = try store.secret(of: item)
-    noteUse(item.collection)
+    if notingUse { noteUse(item.collection) }
     if read.secret.count >= MemoryRelease.largeSecret { noteLargeAnswer() }
     return read
   }
@@ -134,8 +137,11 @@ struct StoreView: Sendable {
   // MARK: What the call used
 
   /// Notes that the call read or wrote a secret of `collection` (see `UseTracking`).
-  func noteUse(_ collection: String) {
-    request.context.modify(CallUse()) { $0.collections.insert(collection) }
+  func noteUse(_ collection: String) { noteUse([collection]) }
+
+  /// Notes that the call read or wrote secrets of `collections`.
+  func noteUse(_ collections: some Sequence<String>) {
+    request.context.modify(CallUse()) { $0.collections.formUnion(collections) }
   }
 
   /// Notes that the call made or read something large (see `MemoryReleaseFilter`).

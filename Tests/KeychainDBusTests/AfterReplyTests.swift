@@ -45,10 +45,12 @@ import Testing
 
   struct Tree: ObjectTree {
     let seen: Seen
-    func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]? {
+    nonisolated(nonsending) func interfaces(at path: ObjectPath) async throws
+      -> [any DBusInterface]?
+    {
       path == AfterReplyTests.path ? [Probe(seen: seen)] : nil
     }
-    func childNodes(of path: ObjectPath) async throws -> [String] { [] }
+    nonisolated(nonsending) func childNodes(of path: ObjectPath) async throws -> [String] { [] }
   }
 
   @Test(arguments: [false, true])

@@ -31,10 +31,12 @@ import Testing
   }
 
   struct Tree: ObjectTree {
-    func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]? {
+    nonisolated(nonsending) func interfaces(at path: ObjectPath) async throws
+      -> [any DBusInterface]?
+    {
       path == DeclaredErrorTests.path ? [Declared()] : nil
     }
-    func childNodes(of path: ObjectPath) async throws -> [String] { [] }
+    nonisolated(nonsending) func childNodes(of path: ObjectPath) async throws -> [String] { [] }
   }
 
   /// The error name the call was answered with.

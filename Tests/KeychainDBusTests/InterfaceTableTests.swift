@@ -46,10 +46,12 @@ import Testing
   struct Object: ObjectTree {
     let path: ObjectPath
     let object: Wallet
-    func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]? {
+    nonisolated(nonsending) func interfaces(at path: ObjectPath) async throws
+      -> [any DBusInterface]?
+    {
       path == self.path ? [object] : nil
     }
-    func childNodes(of path: ObjectPath) async throws -> [String] { [] }
+    nonisolated(nonsending) func childNodes(of path: ObjectPath) async throws -> [String] { [] }
   }
 
   private func transport(filters: [any CallFilter] = []) -> InMemoryTransport {
