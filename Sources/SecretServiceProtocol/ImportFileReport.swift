@@ -7,7 +7,7 @@
 import KeychainDBus
 
 /// One keyring file's (or backup collection's) import outcome.
-public struct ImportFileReport: DBusRepresentable, Sendable, Equatable {
+public struct ImportFileReport: DBusRepresentable, Sendable {
   /// The file, or the backup's collection.
   public var file: String
   /// The collection it went into.
@@ -70,6 +70,4 @@ public struct ImportFileReport: DBusRepresentable, Sendable, Equatable {
       if case .uint32(let value)? = fields[name] { self[keyPath: path] = Int(value) }
     }
   }
-
-  public static func == (a: Self, b: Self) -> Bool { a.dbusValue == b.dbusValue }
 }

@@ -92,14 +92,6 @@ struct StoreView: Sendable {
   /// The collection an alias points at.
   func alias(_ name: String) throws -> String? { try store.alias(name) }
 
-  /// The collection a collection or alias path names, if it exists.
-  func collection(at path: SecretPath) throws -> String? {
-    try Resolver.collection(path, in: store)
-  }
-
-  /// The item an item path names, if it exists.
-  func item(at path: SecretPath) throws -> ItemID? { try Resolver.item(path, in: store) }
-
   /// The item an item path would name, whether or not it exists.
   func itemID(at path: SecretPath) throws -> ItemID? { try Resolver.itemID(path, in: store) }
 
