@@ -134,7 +134,9 @@ public enum IntrospectionXML {
 
   private static func argument(_ arg: ArgumentDescription, direction: String?) -> String {
     let dir = direction.map { " direction=\"\($0)\"" } ?? ""
-    return "   <arg name=\"\(escape(arg.name))\" type=\"\(escape(arg.type.signature))\"\(dir)/>\n"
+    // Names are optional: KWallet leaves its results unnamed, and introspection says so.
+    let name = arg.name.isEmpty ? "" : " name=\"\(escape(arg.name))\""
+    return "   <arg\(name) type=\"\(escape(arg.type.signature))\"\(dir)/>\n"
   }
 
   static func escape(_ text: String) -> String {

@@ -46,3 +46,8 @@ extension MessageTransport {
     try await send([signal.message(from: path, repeat each values)])
   }
 }
+
+// (`< >` with its space: `<>` does not parse, and swift-format would write it.)
+// swift-format-ignore
+/// A signal with no arguments: `BareSignal(interface, "walletListDirty")`.
+public typealias BareSignal = Emits< >

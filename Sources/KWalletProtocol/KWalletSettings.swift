@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+//
+// The wallet names a KF5 client computes from `kwalletrc` ($XDG_CONFIG_HOME/kwalletrc, an INI
+// file) without asking the daemon: `[Wallet] Default Wallet` (the network wallet, `kdewallet`
+// unless set), and, when `Use One Wallet` is false, `Local Wallet` (`localwallet`). keychaind
+// reads the same keys so that the names it answers and resolves are the ones clients use.
+
+import Foundation
+
+/// The wallet names kwalletrc gives.
+public struct KWalletSettings: Sendable, Equatable {
+  /// The wallet most programs store in (KWallet::Wallet::NetworkWallet()).
+  public var networkWallet = KWallet.defaultWalletName
+  /// The wallet for local secrets (KWallet::Wallet::LocalWallet()).
+  public var localWallet = KWallet.defaultWalletName
+
+  /// The defaults: both names `kdewallet`.
+  public init() {}
+
+  /// The names `kwalletrc`'s text gives; keys it does not set keep their defaults.
+  public init(kwalletrc text: String) {
+    var section = ""
+    var values: [String: String] = [:]
+    for rawLine in text.split(whereSeparator: \.isNewline) {
+      let line = rawLine.trimmingCharacters(in: .whitespaces)
+      if line.hasPrefix("[") && line.hasSuffix("]") {
+        section = String(line.dropFirst().dropLast())
+        continue
+      }
+      guard section == "Wallet", let equals = line.firstIndex(of: "=") else { continue }
+      let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+      let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+      values[key] = value
+    }
+    if let name = values["Default Wallet"], !name.isEmpty { networkWallet = name }
+    let oneWallet = values["Use One Wallet"].map { $0.lowercased() != "false" } ?? true
+    localWallet =
+      oneWallet
+      ? networkWallet
+      : values["Local Wallet"].flatMap { $0.isEmpty ? nil : $0 } ?? KWallet.defaultLocalWalletName
+  }
+
+  /// Whether `wallet` is one of the names a client means the default wallet by.
+  public func isDefault(_ wallet: String) -> Bool {
+    wallet == networkWallet || wallet == localWallet
+  }
+}
