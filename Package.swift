@@ -74,6 +74,9 @@ let package = Package(
     // What the daemon and the clients share: names, paths, the secret struct, sessions.
     .target(name: "SecretServiceProtocol", dependencies: ["KeychainDBus", "KeychainCrypto"]),
 
+    // KDE's org.kde.KWallet: its declaration, and how a KWallet entry maps onto an item.
+    .target(name: "KWalletProtocol", dependencies: ["KeychainDBus"]),
+
     // A client of any Secret Service provider; never sees the store or the server.
     .target(
       name: "SecretServiceClient",
@@ -123,11 +126,12 @@ let package = Package(
         .product(name: "SystemPackage", package: "swift-system"),
       ]),
 
-    // The daemon's object tree: one type per Secret Service interface.
+    // The daemon's object tree: one type per Secret Service interface, and the KWallet API.
     .target(
       name: "SecretServiceServer",
       dependencies: [
-        "SecretServiceProtocol", "KeychainStore", "KeychainDBus", "KeychainCrypto",
+        "SecretServiceProtocol", "KWalletProtocol", "KeychainStore", "KeychainDBus",
+        "KeychainCrypto",
         "KeychainImport", "KeychainSystem", "KeychainPrompt",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "SystemPackage", package: "swift-system"),
@@ -156,7 +160,7 @@ let package = Package(
       dependencies: [
         "KeychainSystem", "SecretServiceServer", "KeychainSession", "KeychainStore",
         "KeychainCrypto", "KeychainDBus", "KeyringControl", "SecretServiceProtocol",
-        "KeychainImport",
+        "KWalletProtocol", "KeychainImport",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -213,8 +217,8 @@ let package = Package(
     .testTarget(
       name: "SecretServiceServerTests",
       dependencies: [
-        "SecretServiceServer", "SecretServiceProtocol", "KeychainStore", "KeychainDBus",
-        "KeychainCrypto", "KeychainTesting",
+        "SecretServiceServer", "SecretServiceProtocol", "KWalletProtocol", "KeychainStore",
+        "KeychainDBus", "KeychainCrypto", "KeychainTesting",
       ]),
     // The session logic in memory: lock timers on a clock the test moves.
     .testTarget(
@@ -223,6 +227,7 @@ let package = Package(
         "KeychainSession", "SecretServiceServer", "SecretServiceProtocol", "KeychainStore",
         "KeychainDBus", "KeychainCrypto", "KeychainTesting",
       ]),
+    .testTarget(name: "KWalletProtocolTests", dependencies: ["KWalletProtocol", "KeychainDBus"]),
     .testTarget(
       name: "SecretServiceProtocolTests",
       dependencies: ["SecretServiceProtocol", "KeychainDBus", "KeychainCrypto", "KeychainTesting"]),
@@ -235,7 +240,7 @@ let package = Package(
         "KeychainTesting",
         "KeychainDBus",
         "KeychainStore", "KeychainImport", "KeyringControl",
-        "SecretServiceServer",
+        "SecretServiceServer", "KWalletProtocol",
         "SecretServiceProtocol", "KeychainCrypto", .product(name: "Logging", package: "swift-log"),
       ]),
   ],

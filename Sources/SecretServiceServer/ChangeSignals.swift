@@ -25,7 +25,7 @@ struct SecretServiceAnnouncer: ChangeAnnouncer {
       case .itemCreated(let item): await signals.itemCreated(item)
       case .itemReplaced(let item): await signals.itemReplaced(item)
       case .itemChanged(let item, let properties): await signals.itemChanged(item, properties)
-      case .itemDeleted(let item): await signals.itemDeleted(item)
+      case .itemDeleted(let item, _): await signals.itemDeleted(item)
       case .collectionCreated(let name): await signals.collectionCreated(name)
       case .collectionChanged(let name, let properties):
         await signals.collectionChanged(name, properties)

@@ -164,8 +164,9 @@ struct ItemInterface: DBusInterface {
   func delete(_ request: MethodRequest) async throws -> ObjectPath {
     let view = StoreView(request, state: state)
     try view.requireUnlocked(item, else: SecretServiceError.Locked.delete)
+    let attributes = try view.info(item)?.attributes ?? [:]
     try await view.write { [item] in try $0.deleteItem(item) }
-    view.record(.itemDeleted(item))
+    view.record(.itemDeleted(item, attributes: attributes))
     return SecretPath.none
   }
 

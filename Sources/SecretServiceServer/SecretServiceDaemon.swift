@@ -3,10 +3,12 @@
 // The object tree of `org.freedesktop.secrets` (the Secret Service at /org/freedesktop/secrets,
 // the portal's backend at /org/freedesktop/portal/desktop), and bringing it onto a bus.
 
+import KWalletProtocol
 import KeychainDBus
 import KeychainStore
 import Logging
 import SecretServiceProtocol
+import Synchronization
 
 /// Which objects exist under /org/freedesktop/secrets: the service, collections (by name or
 /// alias), items, sessions, prompts.
@@ -54,6 +56,8 @@ struct SecretTree: ObjectTree {
 public final class SecretServiceDaemon: Sendable {
   let state: ServiceState
   let logger: Logger
+  /// The KWallet API, once `serveKWallet` turned it on.
+  private let kwallet = Mutex<KWalletService?>(nil)
 
   /// A daemon over `store`; nothing is on the bus until `publish`.
   /// - Parameters:
@@ -86,8 +90,21 @@ public final class SecretServiceDaemon: Sendable {
 
   /// Forgets the sessions and prompts of `peer`, a caller that left the bus (`publish` does
   /// this from the bus's NameOwnerChanged; an in-memory test says it).
-  public func callerLeft(_ peer: BusName) async {
+  public func callerLeft(_ peer: BusName, on connection: (any MessageTransport)? = nil) async {
     await state.dropPeer(peer)
+    if let connection, let kwallet = kwallet.withLock({ $0 }) {
+      await kwallet.callerLeft(peer, on: connection)
+    }
+  }
+
+  /// Serves KDE's `org.kde.KWallet` beside the Secret Service, on the same store, at
+  /// /modules/kwalletd5 and /modules/kwalletd6 (KDE.md): call it before `publish` or
+  /// `objectServer`, then ask for `KWallet.services`' names. `kwalletrc` is KDE's settings
+  /// file, for the wallet names its clients use by default.
+  public func serveKWallet(kwalletrc: String?) {
+    let service = KWalletService(state: state, kwalletrc: kwalletrc)
+    kwallet.withLock { $0 = service }
+    state.addAnnouncer(KWalletAnnouncer(service: service))
   }
 
   /// Answers the calls held since start-up, and every later one.
@@ -106,8 +123,8 @@ public final class SecretServiceDaemon: Sendable {
   public func publish(on connection: Connection, replace: Bool) async throws -> NameRequestResult {
     let departures = try await connection.peerDisconnections()
     let state = state
-    Task {
-      for await peer in departures { await state.dropPeer(peer) }
+    Task { [self] in
+      for await peer in departures { await callerLeft(peer, on: connection) }
     }
     // A fallback at the root: every path of the tree, and the parents introspection walks.
     try await connection.register(objectServer(), at: .root)
@@ -119,10 +136,12 @@ public final class SecretServiceDaemon: Sendable {
   /// Asks for `names` besides org.freedesktop.secrets, after `publish`: the same objects are
   /// then reached through each (one connection, several names: KWallet's clients call
   /// org.kde.kwalletd5). Returns each name's result, in order.
+  /// With `queue`, a name another process owns comes to keychaind when that one lets it go.
   public func requestAdditionalNames(
-    _ names: [BusName], on connection: Connection, replace: Bool
+    _ names: [BusName], on connection: Connection, replace: Bool, queue: Bool = false
   ) async throws -> [NameRequestResult] {
-    var options: NameRequestOptions = [.allowReplacement, .doNotQueue]
+    var options: NameRequestOptions = [.allowReplacement]
+    if !queue { options.insert(.doNotQueue) }
     if replace { options.insert(.replaceExisting) }
     var results: [NameRequestResult] = []
     for name in names { results.append(try await connection.requestName(name, options: options)) }
@@ -137,6 +156,11 @@ public final class SecretServiceDaemon: Sendable {
     var tree = Mounts()
     tree.mount(SecretTree(state: state), at: SecretPath.base)
     tree.mount(at: PortalInterface.path) { [PortalInterface(state: state)] }
+    if let kwallet = kwallet.withLock({ $0 }) {
+      for (_, path) in KWallet.services {
+        tree.mount(at: path) { [KWalletObject(service: kwallet)] }
+      }
+    }
     // The gate first: a held call has used nothing yet.
     return ObjectServer(
       tree,

@@ -18,7 +18,9 @@ enum StoreEvent: Sendable {
   case itemReplaced(ItemID)
   /// An item's secret or properties changed; `properties` holds the new values of those set.
   case itemChanged(ItemID, properties: [String: DBusValue] = [:])
-  case itemDeleted(ItemID)
+  /// An item deleted; `attributes` are those it had (an API whose names come from them, as
+  /// KWallet's folders do, says where it was).
+  case itemDeleted(ItemID, attributes: [String: String] = [:])
   case collectionCreated(String)
   /// A collection's label or password changed; `properties` holds new values set.
   case collectionChanged(String, properties: [String: DBusValue] = [:])

@@ -6,6 +6,7 @@
 // on a private bus (what ships). A test takes a `Depth` argument and runs at each.
 
 import Foundation
+import KWalletProtocol
 import KeychainCrypto
 import KeychainDBus
 import KeychainStore
@@ -59,8 +60,9 @@ final class ServiceFixture: Sendable {
   private let createdItem = Mutex<ObjectPath>(ServiceFixture.login)
   private let nextCaller = Mutex(100)
 
-  /// Serves a new store at `depth`.
-  init(_ depth: Depth = .privateBus, pinentry: String? = nil) async throws {
+  /// Serves a new store at `depth`; with `kwallet`, KDE's KWallet API too, on its names (the
+  /// binary serves it unless told not to).
+  init(_ depth: Depth = .privateBus, pinentry: String? = nil, kwallet: Bool = false) async throws {
     self.depth = depth
     if depth == .daemon {
       let process = try await DaemonProcess(password: Self.password, pinentry: pinentry)
@@ -77,6 +79,7 @@ final class ServiceFixture: Sendable {
       try store.setAlias("default", to: "login")
       let daemon = SecretServiceDaemon(
         store: store, pinentry: pinentry, logger: Logger(label: "service-fixture"))
+      if kwallet { daemon.serveKWallet(kwalletrc: nil) }
       self.daemon = daemon
       self.directory = directory
       if depth == .inMemory {
@@ -88,6 +91,10 @@ final class ServiceFixture: Sendable {
         let server = try await bus.connect()
         guard try await daemon.publish(on: server, replace: false) == .primaryOwner else {
           throw TestingError("the private bus gave the name to someone else")
+        }
+        if kwallet {
+          _ = try await daemon.requestAdditionalNames(
+            KWallet.services.map(\.name), on: server, replace: false)
         }
         served = .bus(bus, server: server)
         let connection = try await bus.connect()
@@ -196,7 +203,7 @@ final class ServiceFixture: Sendable {
     if let connection = caller.connection {
       await connection.close()
     } else {
-      await daemon?.callerLeft(caller.name)
+      await daemon?.callerLeft(caller.name, on: transport)
     }
   }
 

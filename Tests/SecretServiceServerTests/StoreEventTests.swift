@@ -33,7 +33,7 @@ import Testing
           case .itemCreated(let item): "created \(item.collection)/\(item.id)"
           case .itemChanged(let item, let properties):
             "changed \(item.collection)/\(item.id) \(properties.keys.sorted())"
-          case .itemDeleted(let item): "deleted \(item.collection)/\(item.id)"
+          case .itemDeleted(let item, _): "deleted \(item.collection)/\(item.id)"
           case .lockChanged(let names, let changed, let locked):
             "\(locked ? "locked" : "unlocked") \(names) changed \(changed.sorted())"
           default: "\(event)"

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+//
+// KWallet's signals for the store's changes, whichever API made them: an entry written,
+// renamed or deleted (through KWallet, secret-tool or Seahorse) is `folderUpdated(wallet,
+// folder)` for each name clients know its collection by; a collection locked closes its
+// handles (`walletClosed`, …) since a KWallet client's handle is only good while its wallet
+// is open; an unlock is `walletOpened`; collections made, renamed or deleted change the wallet
+// list. The signals follow the reply of the call that made the change.
+
+import KWalletProtocol
+import KeychainDBus
+import KeychainStore
+
+struct KWalletAnnouncer: ChangeAnnouncer {
+  let service: KWalletService
+  typealias Signals = KWallet.Signals
+
+  func announce(
+    _ events: [StoreEvent], on connection: any MessageTransport, after request: MethodRequest?
+  ) async {
+    let messages = events.flatMap(messages(for:))
+    guard !messages.isEmpty else { return }
+    if let request {
+      request.afterReply { [service] in await service.send(messages, on: connection) }
+    } else {
+      await service.send(messages, on: connection)
+    }
+  }
+
+  private func messages(for event: StoreEvent) -> [Message] {
+    switch event {
+    case .itemCreated(let item), .itemReplaced(let item), .itemChanged(let item, _):
+      let attributes = try? service.state.store.itemInfo(item).attributes
+      return folderUpdated(item.collection, attributes)
+    case .itemDeleted(let item, let attributes):
+      return folderUpdated(item.collection, attributes)
+    case .itemsChanged(let collection):
+      return service.names(of: collection).sorted().flatMap {
+        service.messages(Signals.folderListUpdated, $0)
+      }
+    case .collectionCreated(let collection):
+      return service.names(of: collection).sorted().flatMap {
+        service.messages(Signals.walletCreated, $0)
+      } + service.messages(Signals.walletListDirty)
+    case .collectionChanged:
+      return service.messages(Signals.walletListDirty)
+    case .collectionDeleted(let collection):
+      let closed = service.sessions.remove { $0.collection == collection }
+      service.sessions.forgetFolders(of: collection)
+      return Set(closed.map(\.wallet)).sorted().flatMap {
+        service.messages(Signals.walletDeleted, $0)
+      } + service.closedMessages(closed) + service.messages(Signals.walletListDirty)
+    case .lockChanged(let collections, let changed, let locked):
+      if locked {
+        let names = Set(collections)
+        return service.closedMessages(service.sessions.remove { names.contains($0.collection) })
+      }
+      return collections.filter(changed.contains).flatMap { collection in
+        service.names(of: collection).sorted().flatMap {
+          service.messages(Signals.walletOpened, $0)
+        }
+      }
+    }
+  }
+
+  /// `folderUpdated` for the folder an item's attributes name, if any.
+  private func folderUpdated(_ collection: String, _ attributes: [String: String]?) -> [Message] {
+    guard let folder = attributes?[KWalletEntry.folderAttribute] else { return [] }
+    return service.names(of: collection).sorted().flatMap {
+      service.messages(Signals.folderUpdated, $0, folder)
+    }
+  }
+}

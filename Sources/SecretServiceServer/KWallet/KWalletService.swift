@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+//
+// KDE's KWallet API over the same store (see `KWalletObject` for the methods): which
+// collection a wallet name means, opening one (unlocking it through the usual password dialog,
+// one dialog however many callers wait for it), and sending KWallet's signals from every path
+// it is served at. Wallet names resolve as KDE.md §4.3 recommends: a collection labelled with
+// the name; else, for the names kwalletrc makes the default (`kdewallet` unless configured),
+// the `default` collection; else a new collection with that label, made through the
+// new-password dialog.
+
+import Foundation
+import KWalletProtocol
+import KeychainDBus
+import KeychainStore
+import Synchronization
+
+/// The KWallet API's state beside the Secret Service's.
+final class KWalletService: Sendable {
+  let state: ServiceState
+  let sessions = KWalletSessions()
+  /// kwalletrc, read at start and on `reconfigure`; nil: the defaults.
+  private let kwalletrc: String?
+  private let settingsRead: Mutex<KWalletSettings>
+  /// Unlocks in progress, by collection: a second `open` waits for the first one's dialog.
+  private let unlocking = Mutex<[String: Task<Bool, Never>]>([:])
+
+  init(state: ServiceState, kwalletrc: String?) {
+    self.state = state
+    self.kwalletrc = kwalletrc
+    settingsRead = Mutex(Self.read(kwalletrc))
+  }
+
+  /// The wallet names kwalletrc gives.
+  var settings: KWalletSettings { settingsRead.withLock { $0 } }
+
+  /// Reads kwalletrc again.
+  func reloadSettings() {
+    let fresh = Self.read(kwalletrc)
+    settingsRead.withLock { $0 = fresh }
+  }
+
+  private static func read(_ path: String?) -> KWalletSettings {
+    guard let path, let data = FileManager.default.contents(atPath: path) else {
+      return KWalletSettings()
+    }
+    return KWalletSettings(kwalletrc: String(decoding: data, as: UTF8.self))
+  }
+
+  // MARK: Wallet names
+
+  /// The collection `wallet` names, if any (rules 1 and 2 above).
+  func collection(named wallet: String, _ view: StoreView) throws -> String? {
+    guard !wallet.isEmpty else { return nil }
+    if let labelled = try view.collections().first(where: { !$0.isInMemory && $0.label == wallet })
+    {
+      return labelled.name
+    }
+    return settings.isDefault(wallet) ? try view.alias("default") : nil
+  }
+
+  /// Every wallet name: the collections' labels, and the default names when there is a
+  /// default collection, in Qt's order.
+  func walletNames(_ view: StoreView) throws -> [String] {
+    var names = Set(try view.collections().filter { !$0.isInMemory }.map(\.label))
+    names.remove("")
+    if try view.alias("default") != nil {
+      names.formUnion([settings.networkWallet, settings.localWallet])
+    }
+    return KWalletFolders.qtOrder(names)
+  }
+
+  /// The names clients may know `collection` by: its label, the names it was opened by, and
+  /// the default names if it is the default collection.
+  func names(of collection: String) -> Set<String> {
+    var names = Set(sessions.sessions(on: collection).map(\.wallet))
+    if let label = try? state.store.collection(collection).label, !label.isEmpty {
+      names.insert(label)
+    }
+    if (try? state.store.alias("default")) == collection {
+      names.formUnion([settings.networkWallet, settings.localWallet])
+    }
+    return names
+  }
+
+  // MARK: Opening
+
+  /// Opens `wallet` for `appid` on the caller's connection: finds its collection (or makes
+  /// it, through the new-password dialog), unlocks it if needed (through the password dialog)
+  /// and returns a handle, or -1 when the dialog was cancelled or cannot be shown.
+  func open(_ wallet: String, appid: String, _ request: MethodRequest) async -> Int32 {
+    let view = StoreView(request, state: state)
+    var found: String?
+    do {
+      found = try collection(named: wallet, view)
+    } catch {
+      state.logger.warning("KWallet open: the store could not be read: \(error)")
+      return -1
+    }
+    if found == nil {
+      found = await create(wallet, request)
+    }
+    guard let collection = found else { return -1 }
+    if view.isLocked(collection) {
+      guard await unlock(collection, on: request.connection) else { return -1 }
+    }
+    return sessions.open(
+      wallet: wallet, collection: collection, appid: appid, owner: request.caller)
+  }
+
+  /// A new collection labelled `wallet` (the default one, if kwalletrc makes `wallet` a
+  /// default name and there is none), made through the new-password dialog.
+  private func create(_ wallet: String, _ request: MethodRequest) async -> String? {
+    let alias = settings.isDefault(wallet) && (try? state.store.alias("default")) == nil
+    let outcome = await state.prompter.run(
+      .createCollection(label: wallet, alias: alias ? "default" : ""))
+    await state.publish(outcome.events, on: request.connection)
+    return outcome.created
+  }
+
+  /// Unlocks `collection` through the password dialog; callers that ask while a dialog for it
+  /// is up wait for that one. True once it is unlocked.
+  func unlock(_ collection: String, on connection: any MessageTransport) async -> Bool {
+    let state = state
+    let task = unlocking.withLock { running in
+      if let task = running[collection] { return task }
+      let task = Task {
+        let outcome = await state.prompter.run(
+          .unlock(
+            collections: [collection], objects: [Resolver.path(ofCollection: collection)]))
+        await state.publish(outcome.events, on: connection)
+        return !state.store.isLocked(collection)
+      }
+      running[collection] = task
+      return task
+    }
+    let unlocked = await task.value
+    unlocking.withLock { running in
+      if running[collection] == task { running[collection] = nil }
+    }
+    return unlocked
+  }
+
+  // MARK: Signals
+
+  /// `signal` with `values`, once from each path the API is served at.
+  func messages<each Argument: DBusRepresentable>(
+    _ signal: Emits<repeat each Argument>, _ values: repeat each Argument
+  ) -> [Message] {
+    KWallet.services.map { signal.message(from: $0.path, repeat each values) }
+  }
+
+  /// Sends `messages` (a signal that cannot be sent fails nothing: the change is made).
+  func send(_ messages: [Message], on connection: any MessageTransport) async {
+    guard !messages.isEmpty else { return }
+    try? await connection.send(messages)
+  }
+
+  /// The signals of `sessions` ending: per wallet name `walletClosed`, per handle
+  /// `walletClosedId` and the deprecated `walletClosed(i)`, per application
+  /// `applicationDisconnected`, and `allWalletsClosed` when none is left.
+  func closedMessages(_ closed: [KWalletSession]) -> [Message] {
+    guard !closed.isEmpty else { return [] }
+    typealias Signals = KWallet.Signals
+    var messages: [Message] = []
+    for wallet in KWalletFolders.qtOrder(Set(closed.map(\.wallet))) {
+      messages += self.messages(Signals.walletClosed, wallet)
+    }
+    for session in closed {
+      messages += self.messages(Signals.walletClosedId, session.handle)
+      messages += self.messages(Signals.walletClosedHandle, session.handle)
+    }
+    let apps = Set(closed.map { [$0.wallet, $0.appid] })
+    for app in apps.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+      messages += self.messages(Signals.applicationDisconnected, app[0], app[1])
+    }
+    if sessions.isEmpty { messages += self.messages(Signals.allWalletsClosed) }
+    return messages
+  }
+
+  /// A caller left the bus: its handles go, and its applications are disconnected.
+  func callerLeft(_ peer: BusName, on connection: any MessageTransport) async {
+    let left = sessions.remove { $0.owner == peer }
+    guard !left.isEmpty else { return }
+    var messages: [Message] = []
+    let apps = Set(left.map { [$0.wallet, $0.appid] })
+    for app in apps.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+      messages += self.messages(KWallet.Signals.applicationDisconnected, app[0], app[1])
+    }
+    await send(messages, on: connection)
+  }
+}
