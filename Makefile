@@ -54,15 +54,17 @@ clean:
 run:
 	$(SWIFT) run -c $(CONFIG) keychaind $(ARGS)
 
-# What `make build` made, installed: the binaries, the D-Bus activation file and the systemd
-# user unit with paths filled in, the man pages, completions, the example configuration and the
-# Flatpak secret portal's backend file.
+# What `make build` made, installed: the binaries, the D-Bus activation files (the Secret
+# Service's, and KWallet's two names) and the systemd user unit with paths filled in, the man
+# pages, completions, the example configuration and the Flatpak secret portal's backend file.
 # It builds nothing, so that `sudo make install` does not run the compiler as root.
 BIN = $(shell $(SWIFT) build -c $(CONFIG) $(STATIC) --show-bin-path 2>/dev/null)
 INSTALLED = \
   $(PREFIX)/bin/keychaind \
   $(PREFIX)/bin/keychainctl \
   $(PREFIX)/share/dbus-1/services/org.freedesktop.secrets.service \
+  $(PREFIX)/share/dbus-1/services/org.kde.kwalletd5.service \
+  $(PREFIX)/share/dbus-1/services/org.kde.kwalletd6.service \
   $(PREFIX)/lib/systemd/user/keychaind.service \
   $(PREFIX)/lib/systemd/user/keychaind-control.socket \
   $(PREFIX)/share/man/man1/keychaind.1 \
@@ -82,8 +84,10 @@ install:
 	install -Dm755 "$(BIN)/keychaind" "$(DESTDIR)$(PREFIX)/bin/keychaind"
 	install -Dm755 "$(BIN)/keychainctl" "$(DESTDIR)$(PREFIX)/bin/keychainctl"
 	mkdir -p "$(DESTDIR)$(PREFIX)/share/dbus-1/services" "$(DESTDIR)$(PREFIX)/lib/systemd/user"
-	sed 's|@BINDIR@|$(PREFIX)/bin|' dbus/org.freedesktop.secrets.service.in \
-	  > "$(DESTDIR)$(PREFIX)/share/dbus-1/services/org.freedesktop.secrets.service"
+	for name in org.freedesktop.secrets org.kde.kwalletd5 org.kde.kwalletd6; do \
+	  sed 's|@BINDIR@|$(PREFIX)/bin|' dbus/$$name.service.in \
+	    > "$(DESTDIR)$(PREFIX)/share/dbus-1/services/$$name.service"; \
+	done
 	sed 's|@BINDIR@|$(PREFIX)/bin|' data/keychaind.service.in \
 	  > "$(DESTDIR)$(PREFIX)/lib/systemd/user/keychaind.service"
 	install -Dm644 data/keychaind-control.socket "$(DESTDIR)$(PREFIX)/lib/systemd/user/keychaind-control.socket"

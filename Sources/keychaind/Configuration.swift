@@ -12,6 +12,8 @@ struct Configuration: Equatable {
   var pinentry: String?
   /// Where the store lives.
   var dataDirectory: String?
+  /// Whether keychaind serves KDE's KWallet API on org.kde.kwalletd5 and org.kde.kwalletd6.
+  var kwallet = true
   /// When collections lock by themselves, for those that do not say otherwise (see
   /// `LockPolicy`): on screen lock, before sleep and at the last logout; no idle or unused
   /// timer.
@@ -59,6 +61,11 @@ struct Configuration: Equatable {
       switch key {
       case "pinentry": configuration.pinentry = value
       case "data-dir": configuration.dataDirectory = value
+      case "kwallet":
+        guard let on = Bool(value.lowercased()) else {
+          throw Failure(description: "\(origin):\(number + 1): kwallet is true or false")
+        }
+        configuration.kwallet = on
       case _ where LockPolicy.settingNames.contains(key):
         guard let setting = LockPolicy.value(of: key, from: value) else {
           let kind =
@@ -71,6 +78,14 @@ struct Configuration: Equatable {
       }
     }
     return configuration
+  }
+
+  /// KDE's settings file, whose wallet names keychaind's KWallet API follows.
+  static func kwalletrcPath(_ environment: [String: String]) -> String {
+    let base =
+      environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
+    return base + "/kwalletrc"
   }
 
   /// The pinentry to use: `PINENTRY` from the environment, then the file, then `pinentry` on

@@ -118,6 +118,9 @@ struct Keychaind: AsyncParsableCommand {
       passwordHook: GnomeKeyringMigration.hook(
         store: store, environment: environment, logger: logger),
       lockDefaults: configuration.lockDefaults)
+    if configuration.kwallet {
+      daemon.serveKWallet(kwalletrc: Configuration.kwalletrcPath(environment))
+    }
     let result = try await daemon.publish(on: connection, replace: replace)
     guard result == .primaryOwner else {
       let owner = await NameOwner.current(connection)
@@ -127,6 +130,9 @@ struct Keychaind: AsyncParsableCommand {
       throw ExitCode(4)
     }
     logger.info("serving org.freedesktop.secrets from \(directory)")
+    if configuration.kwallet {
+      await KWalletNames.take(daemon, connection, replace: replace, logger)
+    }
     // Damage the file-level checks cannot see (a page inside the file): found at start, named.
     let startupCheck = Task {
       if let problems = try? await Blocking.run({ try store.quickCheck() }), !problems.isEmpty {

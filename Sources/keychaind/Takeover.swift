@@ -16,10 +16,13 @@ struct NameOwner: CustomStringConvertible {
   let pid: UInt32?
   let executable: String?
 
-  /// The current owner of org.freedesktop.secrets, or nil when there is none.
-  static func current(_ connection: Connection) async -> NameOwner? {
-    guard (try? await connection.nameOwner(SecretService.busName)) ?? nil != nil else { return nil }
-    let pid = try? await connection.credentials(of: SecretService.busName).pid
+  /// The current owner of `name` (org.freedesktop.secrets unless said), or nil when there is
+  /// none.
+  static func current(_ connection: Connection, name: BusName = SecretService.busName) async
+    -> NameOwner?
+  {
+    guard (try? await connection.nameOwner(name)) ?? nil != nil else { return nil }
+    let pid = try? await connection.credentials(of: name).pid
     let executable = pid.flatMap {
       try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/exe")
     }
@@ -34,6 +37,11 @@ struct NameOwner: CustomStringConvertible {
   var description: String {
     let name = executable.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "a process"
     return "\(name) (pid \(pid.map(String.init) ?? "unknown")\(executable.map { ", \($0)" } ?? ""))"
+  }
+
+  /// Whether it is KDE's kwalletd5 or kwalletd6.
+  var isKWalletDaemon: Bool {
+    executable.map { URL(fileURLWithPath: $0).lastPathComponent.hasPrefix("kwalletd") } ?? false
   }
 
   /// What to tell the user who wants keychaind instead.
