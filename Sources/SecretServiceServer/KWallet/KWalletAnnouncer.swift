@@ -18,7 +18,13 @@ struct KWalletAnnouncer: ChangeAnnouncer {
   func announce(
     _ events: [StoreEvent], on connection: any MessageTransport, after request: MethodRequest?
   ) async {
-    let messages = events.flatMap(messages(for:))
+    // One of each: a write that replaced one item and deleted another is one folderUpdated.
+    var seen: [Message] = []
+    let messages = events.flatMap(messages(for:)).filter { message in
+      guard !seen.contains(where: { $0.sameSignal(as: message) }) else { return false }
+      seen.append(message)
+      return true
+    }
     guard !messages.isEmpty else { return }
     if let request {
       request.afterReply { [service] in await service.send(messages, on: connection) }
@@ -35,11 +41,11 @@ struct KWalletAnnouncer: ChangeAnnouncer {
     case .itemDeleted(let item, let attributes):
       return folderUpdated(item.collection, attributes)
     case .itemsChanged(let collection):
-      return service.names(of: collection).sorted().flatMap {
+      return service.names(of: collection).flatMap {
         service.messages(Signals.folderListUpdated, $0)
       }
     case .collectionCreated(let collection):
-      return service.names(of: collection).sorted().flatMap {
+      return service.names(of: collection).flatMap {
         service.messages(Signals.walletCreated, $0)
       } + service.messages(Signals.walletListDirty)
     case .collectionChanged:
@@ -56,7 +62,7 @@ struct KWalletAnnouncer: ChangeAnnouncer {
         return service.closedMessages(service.sessions.remove { names.contains($0.collection) })
       }
       return collections.filter(changed.contains).flatMap { collection in
-        service.names(of: collection).sorted().flatMap {
+        service.names(of: collection).flatMap {
           service.messages(Signals.walletOpened, $0)
         }
       }
@@ -66,8 +72,16 @@ struct KWalletAnnouncer: ChangeAnnouncer {
   /// `folderUpdated` for the folder an item's attributes name, if any.
   private func folderUpdated(_ collection: String, _ attributes: [String: String]?) -> [Message] {
     guard let folder = attributes?[KWalletEntry.folderAttribute] else { return [] }
-    return service.names(of: collection).sorted().flatMap {
+    return service.names(of: collection).flatMap {
       service.messages(Signals.folderUpdated, $0, folder)
     }
+  }
+}
+
+extension Message {
+  /// Whether `other` is the same signal: member, path and arguments.
+  fileprivate func sameSignal(as other: Message) -> Bool {
+    member == other.member && path == other.path && interface == other.interface
+      && body == other.body
   }
 }

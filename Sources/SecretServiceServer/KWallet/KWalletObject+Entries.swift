@@ -73,11 +73,10 @@ extension KWalletObject {
     async -> Bool
   {
     await withWallet(request, handle, appid, failure: false) { wallet, session in
-      guard try !wallet.hasFolder(folder),
-        sessions.addEmptyFolder(folder, in: session.collection)
-      else { return false }
+      // kwalletd5 sends this whether or not the folder was new.
       folderListUpdated(session.collection, request)
-      return true
+      return try !wallet.hasFolder(folder)
+        && sessions.addEmptyFolder(folder, in: session.collection)
     }
   }
 
@@ -88,16 +87,24 @@ extension KWalletObject {
     await withWallet(request, handle, appid, failure: false) { wallet, session in
       let removed = try await wallet.remove(folder)
       let wasEmpty = sessions.removeEmptyFolder(folder, in: session.collection)
-      guard removed > 0 || wasEmpty else { return false }
       folderListUpdated(session.collection, request)
-      return true
+      return removed > 0 || wasEmpty
     }
   }
 
   /// `folderListUpdated` for each name of `collection`, after the reply.
   private func folderListUpdated(_ collection: String, _ request: MethodRequest) {
-    let messages = service.names(of: collection).sorted().flatMap {
+    let messages = service.names(of: collection).flatMap {
       service.messages(Signals.folderListUpdated, $0)
+    }
+    request.afterReply { [service] in await service.send(messages, on: request.connection) }
+  }
+
+  /// `folderUpdated` for `folder` of `collection`, after the reply: kwalletd5 sends it for a
+  /// rename or removal that found no entry too (a change sends it through the announcer).
+  private func folderUpdated(_ collection: String, _ folder: String, _ request: MethodRequest) {
+    let messages = service.names(of: collection).flatMap {
+      service.messages(Signals.folderUpdated, $0, folder)
     }
     request.afterReply { [service] in await service.send(messages, on: request.connection) }
   }
@@ -282,9 +289,13 @@ extension KWalletObject {
   func removeEntry(
     _ request: MethodRequest, handle: Int32, folder: String, key: String, appid: String
   ) async -> Int32 {
-    await withWallet(request, handle, appid, failure: -1) { wallet, _ in
+    await withWallet(request, handle, appid, failure: -1) { wallet, session in
       guard try wallet.hasFolder(folder) else { return 0 }
-      return try await wallet.remove(folder, key: key) > 0 ? 0 : -3
+      guard try await wallet.remove(folder, key: key) > 0 else {
+        folderUpdated(session.collection, folder, request)
+        return -3
+      }
+      return 0
     }
   }
 
@@ -293,8 +304,12 @@ extension KWalletObject {
     _ request: MethodRequest, handle: Int32, folder: String, oldName: String, newName: String,
     appid: String
   ) async -> Int32 {
-    await withWallet(request, handle, appid, failure: -1) { wallet, _ in
-      try await wallet.rename(folder, oldName, to: newName) ? 0 : -1
+    await withWallet(request, handle, appid, failure: -1) { wallet, session in
+      guard try await wallet.rename(folder, oldName, to: newName) else {
+        folderUpdated(session.collection, folder, request)
+        return -1
+      }
+      return 0
     }
   }
 }

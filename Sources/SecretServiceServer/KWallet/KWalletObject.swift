@@ -51,9 +51,8 @@ struct KWalletObject: DBusInterface {
   /// The handle, once the wallet is open (after a dialog, if it was locked); -1 if not.
   func open(_ request: MethodRequest, wallet: String, wId: Int64, appid: String) async -> Int32 {
     let handle = await service.open(wallet, appid: appid, request)
-    // kwalletd5 ends every open with this signal, under a transaction id of its own.
-    let messages = service.messages(
-      Signals.walletAsyncOpened, sessions.nextTransaction(), handle)
+    // kwalletd5 ends every open with this signal; a synchronous one's transaction id is 0.
+    let messages = service.messages(Signals.walletAsyncOpened, 0, handle)
     request.afterReply { [service] in await service.send(messages, on: request.connection) }
     return handle
   }

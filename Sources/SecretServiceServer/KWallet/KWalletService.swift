@@ -69,17 +69,15 @@ final class KWalletService: Sendable {
     return KWalletFolders.qtOrder(names)
   }
 
-  /// The names clients may know `collection` by: its label, the names it was opened by, and
-  /// the default names if it is the default collection.
-  func names(of collection: String) -> Set<String> {
-    var names = Set(sessions.sessions(on: collection).map(\.wallet))
-    if let label = try? state.store.collection(collection).label, !label.isEmpty {
-      names.insert(label)
-    }
-    if (try? state.store.alias("default")) == collection {
-      names.formUnion([settings.networkWallet, settings.localWallet])
-    }
-    return names
+  /// The names KWallet's signals about `collection` carry: those its handles were opened by,
+  /// as kwalletd5 names the wallet its clients opened; with none open, the name a client
+  /// would open it by (the default name for the default collection, else its label).
+  func names(of collection: String) -> [String] {
+    let opened = Set(sessions.sessions(on: collection).map(\.wallet))
+    if !opened.isEmpty { return opened.sorted() }
+    if (try? state.store.alias("default")) == collection { return [settings.networkWallet] }
+    let label = (try? state.store.collection(collection).label) ?? ""
+    return label.isEmpty ? [] : [label]
   }
 
   // MARK: Opening
@@ -155,9 +153,9 @@ final class KWalletService: Sendable {
     try? await connection.send(messages)
   }
 
-  /// The signals of `sessions` ending: per wallet name `walletClosed`, per handle
-  /// `walletClosedId` and the deprecated `walletClosed(i)`, per application
-  /// `applicationDisconnected`, and `allWalletsClosed` when none is left.
+  /// The signals of `sessions` ending as kwalletd5 sends them when a wallet closes: per wallet
+  /// name `walletClosed`, per handle `walletClosedId` and the deprecated `walletClosed(i)`, and
+  /// `allWalletsClosed` when none is left.
   func closedMessages(_ closed: [KWalletSession]) -> [Message] {
     guard !closed.isEmpty else { return [] }
     typealias Signals = KWallet.Signals
@@ -168,10 +166,6 @@ final class KWalletService: Sendable {
     for session in closed {
       messages += self.messages(Signals.walletClosedId, session.handle)
       messages += self.messages(Signals.walletClosedHandle, session.handle)
-    }
-    let apps = Set(closed.map { [$0.wallet, $0.appid] })
-    for app in apps.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-      messages += self.messages(Signals.applicationDisconnected, app[0], app[1])
     }
     if sessions.isEmpty { messages += self.messages(Signals.allWalletsClosed) }
     return messages
