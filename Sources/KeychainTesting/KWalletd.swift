@@ -46,6 +46,12 @@ public final class KWalletd: Sendable {
     throw TestingError("kwalletd5 did not take org.kde.kwalletd5")
   }
 
+  /// The daemon's process id.
+  public var pid: pid_t { process.pid }
+
+  /// Whether the daemon process is still there.
+  public var isRunning: Bool { process.poll() == nil }
+
   /// The environment for kwalletd5 and its clients: the bus, the home, no display.
   public var environment: [String: String] { Self.environment(bus, home) }
 

@@ -19,11 +19,12 @@ struct ChromiumTests {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("clients/chromium-cookie.py").path
 
-  static func chromium(_ mode: String, profile: String, _ environment: [String: String]) throws
-    -> String
-  {
+  static func chromium(
+    _ mode: String, profile: String, store: String = "gnome-libsecret",
+    _ environment: [String: String]
+  ) throws -> String {
     let result = try runCommand(
-      "/usr/bin/python3", [script, mode, profile], environment: environment,
+      "/usr/bin/python3", [script, mode, profile, store], environment: environment,
       timeout: .seconds(180))
     #expect(result.status == 0, "\(result.stderr)")
     return result.stdout

@@ -8,7 +8,8 @@
 #   show   the page shows the cookies Chromium has (it must decrypt them with that key)
 # Prints the page's text (the cookies), then one line per cookie as stored in the profile's
 # Cookies database: name and the first three bytes of its encrypted value ("v11": encrypted
-# with the key from the keyring). Arguments: set|show, the profile directory.
+# with the key from the keyring). Arguments: set|show, the profile directory, and optionally
+# the password store (default gnome-libsecret; kwallet5 is what Chromium picks on KDE).
 
 import http.server
 import os
@@ -18,6 +19,7 @@ import sys
 import threading
 
 MODE, PROFILE = sys.argv[1], sys.argv[2]
+STORE = sys.argv[3] if len(sys.argv) > 3 else "gnome-libsecret"
 PAGES = {
     "/set": '<script>document.cookie="session=abc; max-age=3600";'
             'document.body.innerText=document.cookie</script>',
@@ -44,7 +46,7 @@ url = f"http://127.0.0.1:{server.server_port}/{MODE}"
 # --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
 done = subprocess.run(
     ["/usr/bin/chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-     "--password-store=gnome-libsecret", f"--user-data-dir={PROFILE}", "--dump-dom", url],
+     f"--password-store={STORE}", f"--user-data-dir={PROFILE}", "--dump-dom", url],
     capture_output=True, text=True, timeout=120)
 if done.returncode != 0:
     print(f"chromium exited {done.returncode}: {done.stderr[-2000:]}", file=sys.stderr)
