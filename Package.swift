@@ -94,8 +94,9 @@ let package = Package(
     .executableTarget(
       name: "keychainctl",
       dependencies: [
-        "Keychain", "SecretServiceClient", "SecretServiceProtocol", "KeychainCrypto",
-        "KeychainDBus", "KeychainStore", "KeychainImport", "KeyringControl", "KeychainSystem",
+        "Keychain", "SecretServiceClient", "SecretServiceProtocol", "KWalletProtocol",
+        "KeychainCrypto", "KeychainDBus", "KeychainStore", "KeychainImport", "KeyringControl",
+        "KeychainSystem",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),
       ]),

@@ -19,25 +19,31 @@ public struct KWalletSettings: Sendable, Equatable {
 
   /// The names `kwalletrc`'s text gives; keys it does not set keep their defaults.
   public init(kwalletrc text: String) {
-    var section = ""
-    var values: [String: String] = [:]
-    for rawLine in text.split(whereSeparator: \.isNewline) {
-      let line = rawLine.trimmingCharacters(in: .whitespaces)
-      if line.hasPrefix("[") && line.hasSuffix("]") {
-        section = String(line.dropFirst().dropLast())
-        continue
-      }
-      guard section == "Wallet", let equals = line.firstIndex(of: "=") else { continue }
-      let key = line[..<equals].trimmingCharacters(in: .whitespaces)
-      let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-      values[key] = value
-    }
+    let values = Self.sections(of: text)["Wallet"] ?? [:]
     if let name = values["Default Wallet"], !name.isEmpty { networkWallet = name }
     let oneWallet = values["Use One Wallet"].map { $0.lowercased() != "false" } ?? true
     localWallet =
       oneWallet
       ? networkWallet
       : values["Local Wallet"].flatMap { $0.isEmpty ? nil : $0 } ?? KWallet.defaultLocalWalletName
+  }
+
+  /// An INI file's keys by section (`[Wallet]`, `[KSecretD]`, …); a repeated key keeps its
+  /// last value.
+  public static func sections(of text: String) -> [String: [String: String]] {
+    var sections: [String: [String: String]] = [:]
+    var section = ""
+    for rawLine in text.split(whereSeparator: \.isNewline) {
+      let line = rawLine.trimmingCharacters(in: .whitespaces)
+      if line.hasPrefix("[") && line.hasSuffix("]") {
+        section = String(line.dropFirst().dropLast())
+      } else if let equals = line.firstIndex(of: "="), !line.hasPrefix("#") {
+        let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+        sections[section, default: [:]][key] =
+          line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+      }
+    }
+    return sections
   }
 
   /// Whether `wallet` is one of the names a client means the default wallet by.

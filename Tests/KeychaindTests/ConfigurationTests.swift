@@ -27,6 +27,26 @@ import Testing
     #expect(pinentry.runs == 1)
   }
 
+  @Test func kwalletOffLeavesKDEsNamesAlone() async throws {
+    let directory = try TemporaryDirectory(prefix: "config")
+    let path = directory.path + "/keychaind.conf"
+    try "kwallet = false\n".write(toFile: path, atomically: true, encoding: .utf8)
+    let daemon = try await DaemonProcess(arguments: ["--config", path])
+    let connection = try await daemon.bus.connect()
+    #expect(try await connection.nameOwner("org.freedesktop.secrets") != nil)
+    #expect(try await connection.nameOwner("org.kde.kwalletd5") == nil)
+    #expect(try await connection.nameOwner("org.kde.kwalletd6") == nil)
+    await connection.close()
+
+    try "kwallet = maybe\n".write(toFile: path, atomically: true, encoding: .utf8)
+    let refused = try runCommand(
+      Binaries.keychaind, ["--config", path, "--data-dir", directory.path + "/data"],
+      environment: daemon.bus.environment(home: directory.path), timeout: .seconds(30))
+    #expect(refused.status == 2)
+    #expect(
+      refused.stderr.contains("keychaind.conf:1: kwallet is true or false"), "\(refused.stderr)")
+  }
+
   @Test func aMistakeInTheFileIsNamedAndStopsTheDaemon() throws {
     let bus = try PrivateBus()
     let directory = try TemporaryDirectory(prefix: "config")
@@ -94,7 +114,7 @@ import Testing
     .map { $0.dropFirst().split(separator: " ")[0] }
     #expect(
       settings.sorted() == [
-        "data-dir", "lock-after-idle", "lock-after-unused", "lock-at-logout",
+        "data-dir", "kwallet", "lock-after-idle", "lock-after-unused", "lock-at-logout",
         "lock-before-sleep", "lock-on-screen-lock", "pinentry",
       ])
     for setting in settings {

@@ -34,11 +34,26 @@ struct DoctorTests {
       "ok: Secret Service provider: keychaind", "ok: login unlock socket:",
       "ok: PAM: pam_gnome_keyring.so in gdm-password (auth, session); pam_exec.so with keychainctl pam-unlock in lightdm",
       "ok: login collection: unlocked", "ok: gnome-keyring at session start:",
+      "ok: KDE programs (KWallet): keychaind serves KWallet on org.kde.kwalletd5, org.kde.kwalletd6",
       // (Unlocked by the test's `keychaind --unlock`, not by a PAM stack.)
       "warning: login unlock at this boot: at ", "by keychaind --unlock, not by the login",
     ] {
       #expect(result.stdout.contains(line), "no \(line) in \(result.stdout)")
     }
+  }
+
+  @Test func kwalletTurnedOffInKwalletrcIsAProblem() async throws {
+    let daemon = try await DaemonProcess(password: "pw")
+    let config = daemon.environment["XDG_CONFIG_HOME"]!
+    try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+    try "[Wallet]\nEnabled=false\n".write(
+      toFile: config + "/kwalletrc", atomically: true, encoding: .utf8)
+    let result = try Self.doctor(daemon.environment, pam: daemon.home.path)
+    #expect(result.status == 1)
+    #expect(
+      result.stdout.contains(
+        "problem: KDE programs (KWallet): kwalletrc says [Wallet] Enabled=false"),
+      "\(result.stdout)")
   }
 
   @Test(.enabled(if: GnomeKeyring.executable != nil, "gnome-keyring is not installed"))

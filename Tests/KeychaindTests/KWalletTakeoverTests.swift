@@ -52,6 +52,11 @@ struct KWalletTakeoverTests {
     let said = try String(contentsOfFile: log, encoding: .utf8)
     #expect(said.contains("org.kde.kwalletd5 belongs to kwalletd5 (pid \(kwalletd.pid)"), "\(said)")
     #expect(said.contains("--replace"))
+    let doctor = try runCommand(Binaries.keychainctl, ["doctor"], environment: environment)
+    #expect(
+      doctor.stdout.contains(
+        "problem: KDE programs (KWallet): /usr/bin/kwalletd5 owns org.kde.kwalletd5"),
+      "\(doctor.stdout)")
     queued.signal(SIGTERM)
     #expect(queued.wait() == 0)
 
