@@ -122,7 +122,6 @@ public final class SecretServiceDaemon: Sendable {
   /// only then asks for the bus name, so that no call can arrive before the objects exist.
   public func publish(on connection: Connection, replace: Bool) async throws -> NameRequestResult {
     let departures = try await connection.peerDisconnections()
-    let state = state
     Task { [self] in
       for await peer in departures { await callerLeft(peer, on: connection) }
     }
