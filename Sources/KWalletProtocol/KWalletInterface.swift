@@ -7,21 +7,18 @@
 // KDE program reaches it through `KWallet::Wallet` on a fixed name and path: KF5's
 // `org.kde.kwalletd5` at /modules/kwalletd5, KF6's `org.kde.kwalletd6` at /modules/kwalletd6.
 
+// KWallet's data forms (entries, Qt's serialisation, kwalletrc) are KWalletFormat's, which has
+// no D-Bus in it (the importer of KWallet files uses them too); they come with this module.
+@_exported import KWalletFormat
 import KeychainDBus
 
-/// The KWallet API's names and declarations.
-public enum KWallet {
+extension KWallet {
   public static let interface: InterfaceName = "org.kde.KWallet"
 
   /// The daemon's names, KF5's then KF6's, each with the one path its clients call.
   public static let services: [(name: BusName, path: ObjectPath)] = [
     ("org.kde.kwalletd5", "/modules/kwalletd5"), ("org.kde.kwalletd6", "/modules/kwalletd6"),
   ]
-
-  /// The wallet a KF5 client opens when its configuration names none.
-  public static let defaultWalletName = "kdewallet"
-  /// The local wallet's name when `Use One Wallet` is off and none is configured.
-  public static let defaultLocalWalletName = "localwallet"
 
   /// The interface whole, in kwalletd5's order.
   public static let declaration = Interface(
@@ -45,12 +42,4 @@ public enum KWallet {
       Signals.walletClosedHandle, Signals.walletClosedId, Signals.allWalletsClosed,
       Signals.folderListUpdated, Signals.folderUpdated, Signals.applicationDisconnected,
     ])
-
-  /// The kind of an entry, as KWallet numbers them on the wire.
-  public enum EntryType: Int32, Sendable, CaseIterable {
-    case unknown = 0
-    case password = 1
-    case stream = 2
-    case map = 3
-  }
 }

@@ -4,10 +4,11 @@
 // as Qt 5 writes them; KWallet's wildcard patterns; kwalletrc's wallet names; and how an entry
 // becomes an item's secret and back.
 
+import KWalletProtocol
 import KeychainDBus
 import Testing
 
-@testable import KWalletProtocol
+@testable import KWalletFormat
 
 @Suite struct QDataStreamTests {
   @Test func aStringIsItsByteLengthThenUTF16BigEndian() throws {

@@ -17,6 +17,18 @@ public struct KWalletSettings: Sendable, Equatable {
   /// The defaults: both names `kdewallet`.
   public init() {}
 
+  /// The names the user's kwalletrc gives (the defaults when there is none).
+  public init(environment: [String: String]) {
+    let data = FileManager.default.contents(atPath: Self.path(environment)) ?? Data()
+    self.init(kwalletrc: String(decoding: data, as: UTF8.self))
+  }
+
+  /// Where kwalletrc is: `$XDG_CONFIG_HOME/kwalletrc`, usually `~/.config/kwalletrc`.
+  public static func path(_ environment: [String: String]) -> String {
+    (environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config") + "/kwalletrc"
+  }
+
   /// The names `kwalletrc`'s text gives; keys it does not set keep their defaults.
   public init(kwalletrc text: String) {
     let values = Self.sections(of: text)["Wallet"] ?? [:]
