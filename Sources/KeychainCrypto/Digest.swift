@@ -22,8 +22,9 @@ public enum SHA256 {
   }
 }
 
-/// SHA-1, for one thing only: the application label Apple gives a key (the SHA-1 of its public
-/// key), which programs use to find keys. Never used for security.
+/// SHA-1, for two things only: the application label Apple gives a key (the SHA-1 of its public
+/// key), which programs use to find keys, and checking KDE 4's KWallet files. Never used for
+/// security.
 public enum SHA1 {
   /// The SHA-1 digest of `data` (20 bytes).
   public static func hash(_ data: [UInt8]) -> [UInt8] {

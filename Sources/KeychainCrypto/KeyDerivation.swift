@@ -105,6 +105,21 @@ public enum KeyDerivation {
   public static func pbkdf2SHA256(
     password: SecureBytes, salt: [UInt8], iterations: UInt, length: Int = 32
   ) throws -> SecureBytes {
+    try pbkdf2(
+      GCRY_MD_SHA256, password: password, salt: salt, iterations: iterations, length: length)
+  }
+
+  /// PBKDF2-HMAC-SHA512 of `password`, `length` bytes: the key of KDE's KWallet files.
+  public static func pbkdf2SHA512(
+    password: SecureBytes, salt: [UInt8], iterations: UInt, length: Int
+  ) throws -> SecureBytes {
+    try pbkdf2(
+      GCRY_MD_SHA512, password: password, salt: salt, iterations: iterations, length: length)
+  }
+
+  private static func pbkdf2(
+    _ hash: gcry_md_algos, password: SecureBytes, salt: [UInt8], iterations: UInt, length: Int
+  ) throws -> SecureBytes {
     guard iterations >= 1, length >= 1 else {
       throw CryptoError.invalidInput("PBKDF2 needs iterations and a length")
     }
@@ -115,7 +130,7 @@ public enum KeyDerivation {
           gcry_kdf_derive(
             p.baseAddress ?? UnsafeRawPointer(bitPattern: 1), p.count,
             Int32(GCRY_KDF_PBKDF2.rawValue),
-            Int32(GCRY_MD_SHA256.rawValue), salt, salt.count, iterations, length, out.baseAddress))
+            Int32(hash.rawValue), salt, salt.count, iterations, length, out.baseAddress))
       }
     }
   }
