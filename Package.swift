@@ -63,19 +63,21 @@ let package = Package(
         "KeychainCore", "KeychainCrypto", .product(name: "GRDB", package: "GRDB.swift"),
       ]),
 
-    // gnome-keyring's keyring files, read and merged into the store; no D-Bus in it.
+    // gnome-keyring's keyring files and KDE's wallets, read and merged into the store; no D-Bus.
     .target(
       name: "KeychainImport",
       dependencies: [
-        "KeychainStore", "KeychainCrypto", "KeychainSystem",
+        "KeychainStore", "KeychainCrypto", "KeychainSystem", "KWalletFormat",
         .product(name: "SystemPackage", package: "swift-system"),
       ]),
 
     // What the daemon and the clients share: names, paths, the secret struct, sessions.
     .target(name: "SecretServiceProtocol", dependencies: ["KeychainDBus", "KeychainCrypto"]),
 
-    // KDE's org.kde.KWallet: its declaration, and how a KWallet entry maps onto an item.
-    .target(name: "KWalletProtocol", dependencies: ["KeychainDBus"]),
+    // KDE's KWallet data: an entry as an item, Qt's serialisation, kwalletrc; no D-Bus.
+    .target(name: "KWalletFormat"),
+    // KDE's org.kde.KWallet declared whole (it brings KWalletFormat with it).
+    .target(name: "KWalletProtocol", dependencies: ["KWalletFormat", "KeychainDBus"]),
 
     // A client of any Secret Service provider; never sees the store or the server.
     .target(
@@ -228,7 +230,9 @@ let package = Package(
         "KeychainSession", "SecretServiceServer", "SecretServiceProtocol", "KeychainStore",
         "KeychainDBus", "KeychainCrypto", "KeychainTesting",
       ]),
-    .testTarget(name: "KWalletProtocolTests", dependencies: ["KWalletProtocol", "KeychainDBus"]),
+    .testTarget(
+      name: "KWalletProtocolTests",
+      dependencies: ["KWalletProtocol", "KWalletFormat", "KeychainDBus"]),
     .testTarget(
       name: "SecretServiceProtocolTests",
       dependencies: ["SecretServiceProtocol", "KeychainDBus", "KeychainCrypto", "KeychainTesting"]),

@@ -23,6 +23,16 @@ extension SecretServiceClient {
     )
   }
 
+  /// Asks keychaind to import KDE's wallets from `directory` (empty: KWallet's own), trying
+  /// `passwords` besides those it knows; one outcome per wallet file.
+  public func importKWallet(directory: String, passwords: [SecureBytes], dryRun: Bool)
+    async throws -> [ImportedFile]
+  {
+    let secrets = try passwords.map { try secretValue($0, contentType: "text/plain") }
+    return try await call(
+      Self.service, SecretService.ImportMethods.importKWallet, directory, secrets, dryRun)
+  }
+
   /// Asks keychaind to restore the backup at `file` (an absolute path) made by
   /// `keychainctl export`; one outcome per collection.
   public func importBackup(file: String, passphrase: SecureBytes, dryRun: Bool) async throws

@@ -59,7 +59,10 @@ extension SecretService {
       ])
 
     public static let importer = Interface(
-      importInterface, methods: [ImportMethods.importGnomeKeyring, ImportMethods.importBackup],
+      importInterface,
+      methods: [
+        ImportMethods.importGnomeKeyring, ImportMethods.importKWallet, ImportMethods.importBackup,
+      ],
       signals: [ImportSignals.progress])
 
     public static let locking = Interface(

@@ -107,6 +107,11 @@ extension SecretService {
       .Returns<[ImportFileReport]>(
         importInterface, "ImportGnomeKeyring", ["directory", "passwords", "dry_run"], ["files"],
         errors: [.noSession, .accessDenied, .ioError])
+    /// KDE's wallets (`*.kwl` of `directory`, or of KWallet's own when empty).
+    public static let importKWallet = Takes<String, [Secret], Bool>
+      .Returns<[ImportFileReport]>(
+        importInterface, "ImportKWallet", ["directory", "passwords", "dry_run"], ["files"],
+        errors: [.noSession, .accessDenied, .ioError])
     public static let importBackup = Takes<String, Secret, Bool>.Returns<[ImportFileReport]>(
       importInterface, "ImportBackup", ["file", "passphrase", "dry_run"], ["collections"],
       errors: [.noSession, .accessDenied, .ioError])

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 //
-// keychaind's `org.keychain_linux.Import` on the service object: gnome-keyring's keyrings
-// imported on request, with passwords the caller sends through its session (`keychainctl
-// import gnome-keyring`), and backups made by `keychainctl export` restored. The same importer runs by itself at each unlock (see `PasswordHook`);
-// this is for keyrings that wait for another password, another directory, or a dry run.
+// keychaind's `org.keychain_linux.Import` on the service object: gnome-keyring's keyrings and
+// KDE's wallets imported on request, with passwords the caller sends through its session
+// (`keychainctl import gnome-keyring`, `… kwallet`), and backups made by `keychainctl export`
+// restored. The same importers run by themselves at each unlock (see `PasswordHook`); this is
+// for files that wait for another password, another directory, or a dry run.
 
 import Foundation
+import KWalletProtocol
 import KeychainCrypto
 import KeychainDBus
 import KeychainImport
@@ -18,6 +20,7 @@ struct ImportInterface: DBusInterface {
 
   static let table = InterfaceTable<ImportInterface>(SecretService.Interfaces.importer) { table in
     table.on(SecretService.ImportMethods.importGnomeKeyring, importGnomeKeyring)
+    table.on(SecretService.ImportMethods.importKWallet, importKWallet)
     table.on(SecretService.ImportMethods.importBackup, importBackup)
   }
 
@@ -34,20 +37,56 @@ struct ImportInterface: DBusInterface {
       path.isEmpty
       ? KeyringDirectory.standard(ProcessInfo.processInfo.environment)
       : KeyringDirectory(path: path)
-    let (logger, connection) = (state.logger, request.connection)
     let view = StoreView(request, state: state)
+    let progress = Self.progress(on: request.connection)
     let outcomes = try await view.write { store in
       GnomeKeyringImporter(store: store, directory: directory)
-        .run(passwords: passwords, dryRun: dryRun) { progress in
-          let message = SecretService.ImportSignals.progress.message(
-            from: SecretPath.base, progress.file, UInt32(clamping: progress.fileIndex),
-            UInt32(clamping: progress.files), UInt32(clamping: progress.itemsDone),
-            UInt32(clamping: progress.items))
-          Task { try? await connection.send([message]) }
-        }
+        .run(passwords: passwords, dryRun: dryRun, progress: progress)
     }
-    if !dryRun { view.record(contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, logger))) }
+    if !dryRun {
+      view.record(contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, state.logger)))
+    }
     return outcomes.map(ImportReport.report)
+  }
+
+  /// KDE's wallets, with the passwords sent and the entries mapped as the KWallet API maps
+  /// them (see `KWalletImporter`).
+  func importKWallet(
+    _ request: MethodRequest, directory path: String, passwords secrets: [Secret], dryRun: Bool
+  ) async throws -> [ImportFileReport] {
+    guard path.isEmpty || path.hasPrefix("/") else {
+      throw DBusError(.invalidArgs, "the directory must be an absolute path")
+    }
+    let passwords = try secrets.map {
+      try state.sessions.password(in: $0, caller: request.caller)
+    }
+    let environment = ProcessInfo.processInfo.environment
+    let directory =
+      path.isEmpty ? KWalletDirectory.standard(environment) : KWalletDirectory(path: path)
+    let view = StoreView(request, state: state)
+    let progress = Self.progress(on: request.connection)
+    let outcomes = try await view.write { store in
+      KWalletImporter(
+        store: store, directory: directory, settings: KWalletSettings(environment: environment)
+      ).run(passwords: passwords, dryRun: dryRun, progress: progress)
+    }
+    if !dryRun {
+      view.record(contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, state.logger)))
+    }
+    return outcomes.map(ImportReport.report)
+  }
+
+  /// Sends each step of an import as the Progress signal.
+  private static func progress(on connection: any MessageTransport)
+    -> @Sendable (ImportProgress) -> Void
+  {
+    { progress in
+      let message = SecretService.ImportSignals.progress.message(
+        from: SecretPath.base, progress.file, UInt32(clamping: progress.fileIndex),
+        UInt32(clamping: progress.files), UInt32(clamping: progress.itemsDone),
+        UInt32(clamping: progress.items))
+      Task { try? await connection.send([message]) }
+    }
   }
 
   /// A backup made by `keychainctl export`, restored with the same merge rules.
@@ -87,7 +126,9 @@ public enum ImportReport {
       case .pending:
         let retry =
           outcome.file.hasSuffix(".keyring")
-          ? "; it is tried again at each unlock, or with keychainctl import gnome-keyring" : ""
+          ? "; it is tried again at each unlock, or with keychainctl import gnome-keyring"
+          : outcome.file.hasSuffix(".kwl")
+            ? "; it is tried again at each unlock, or with keychainctl import kwallet" : ""
         logger.notice("not imported yet: \(outcome.file) (\(outcome.reason ?? ""))\(retry)")
       case .failed:
         logger.error("cannot import \(outcome.reason ?? outcome.file); the file is left as it is")

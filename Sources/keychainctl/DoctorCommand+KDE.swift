@@ -17,7 +17,7 @@ extension Doctor {
       return Finding(
         check: check, level: .problem,
         detail: "kwalletrc says [Wallet] Enabled=false: KDE programs then refuse every wallet",
-        advice: "remove that line from \(Self.kwalletrcPath(environment))")
+        advice: "remove that line from \(KWalletSettings.path(environment))")
     }
     guard let connection = try? await Connection.sessionBus() else {
       return Finding(check: check, level: .warning, detail: "no session bus to ask")
@@ -61,14 +61,9 @@ extension Doctor {
     )
   }
 
-  static func kwalletrcPath(_ environment: [String: String]) -> String {
-    (environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config") + "/kwalletrc"
-  }
-
   /// kwalletrc's sections and keys.
   static func kwalletrc(_ environment: [String: String]) -> [String: [String: String]] {
-    guard let text = try? String(contentsOfFile: kwalletrcPath(environment), encoding: .utf8)
+    guard let text = try? String(contentsOfFile: KWalletSettings.path(environment), encoding: .utf8)
     else { return [:] }
     return KWalletSettings.sections(of: text)
   }

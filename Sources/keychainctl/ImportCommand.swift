@@ -15,7 +15,7 @@ import SecretServiceProtocol
 struct Import: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Bring another keyring's secrets into keychaind.",
-    subcommands: [ImportGnomeKeyring.self, ImportBackup.self])
+    subcommands: [ImportGnomeKeyring.self, ImportKWallet.self, ImportBackup.self])
 }
 
 struct ImportGnomeKeyring: AsyncParsableCommand {
@@ -49,6 +49,67 @@ struct ImportGnomeKeyring: AsyncParsableCommand {
   @Flag(help: "Print JSON.") var json = false
 
   func run() async throws {
+    try await FileImport(
+      source: "gnome-keyring's", directory: directory, dryRun: dryRun,
+      passwordStdin: passwordStdin, json: json
+    ).run { try await $0.importGnomeKeyring(directory: $1, passwords: $2, dryRun: $3) }
+  }
+}
+
+struct ImportKWallet: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "kwallet",
+    abstract: "Import KDE's wallets into the running keychaind.",
+    discussion: """
+      keychaind reads every *.kwl file of KWallet's directory ($XDG_DATA_HOME/kwalletd), with \
+      its .salt file, decrypts it whole with the passwords it knows (those that opened its \
+      collections, and one given here) and merges it in one transaction: the default wallet \
+      (kdewallet, or kwalletrc's Default Wallet) into keychaind's default collection, any other \
+      into the collection with its name, made with the wallet's password if there is none. \
+      Entries become the items KDE programs find through keychaind's KWallet API (folder = \
+      attribute server, key = user, type plaintext, base64 or map). Nothing in keychaind is \
+      deleted; an unchanged file is skipped; KWallet's files are opened read-only and never \
+      changed. keychaind does the same by itself whenever a password unlocks it. GPG wallets \
+      wait (decrypt them with KWallet first). At a terminal, a password is asked for each \
+      wallet still waiting for one (an empty answer skips it). Exit codes: 0 every wallet is \
+      imported (or was already); 1 a file is damaged or unreadable (named, with the byte); 2 \
+      a wallet still waits for its password; 69 keychaind is not running or another provider \
+      answers.
+      """)
+
+  @Option(name: .customLong("dir"), help: "KWallet's directory (default: its own).")
+  var directory: String?
+
+  @Flag(help: "Read and decrypt everything, write nothing, and report what would be imported.")
+  var dryRun = false
+
+  @Flag(help: "Read one password from standard input (one line) and try it on every wallet.")
+  var passwordStdin = false
+
+  @Flag(help: "Print JSON.") var json = false
+
+  func run() async throws {
+    try await FileImport(
+      source: "KWallet's", directory: directory, dryRun: dryRun, passwordStdin: passwordStdin,
+      json: json
+    ).run { try await $0.importKWallet(directory: $1, passwords: $2, dryRun: $3) }
+  }
+}
+
+/// What both imports of another keyring's files share: the passwords, the progress bar, a
+/// password asked at a terminal for each file still waiting, the report and the exit status.
+struct FileImport {
+  /// Whose files, for the prompt: "gnome-keyring's", "KWallet's".
+  let source: String
+  let directory: String?
+  let dryRun: Bool
+  let passwordStdin: Bool
+  let json: Bool
+
+  typealias Call = (SecretServiceClient, String, [SecureBytes], Bool) async throws
+    -> [SecretServiceClient.ImportedFile]
+
+  func run(_ call: Call) async throws {
     let client = try await connectedClient()
     let path = directory.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? ""
     var passwords: [SecureBytes] = []
@@ -58,42 +119,35 @@ struct ImportGnomeKeyring: AsyncParsableCommand {
       }
       passwords.append(SecureBytes(copying: line))
     }
-    var files = try await importing(client, path, passwords)
-    // At a terminal, a password for each keyring that waits for one, until none does.
+    var files = try await importing(client, path, passwords, call)
+    // At a terminal, a password for each file that waits for one, until none does.
     if !passwordStdin, SecretInput.isTerminal {
       var asked = Set<String>()
       while let waiting = files.first(where: { $0.status == "pending" && !asked.contains($0.file) })
       {
         asked.insert(waiting.file)
         let name = URL(fileURLWithPath: waiting.file).lastPathComponent
-        let typed = SecretInput.line(
-          prompt: "Password of gnome-keyring's \(name) (empty to skip): ")
+        let typed = SecretInput.line(prompt: "Password of \(source) \(name) (empty to skip): ")
         guard let typed, !typed.isEmpty else { continue }
-        let again = try await importing(client, path, [SecureBytes(copying: typed)])
-        files = again
+        files = try await importing(client, path, [SecureBytes(copying: typed)], call)
       }
     }
-    report(files)
+    ImportReport.print(files, json: json, dryRun: dryRun)
     try ImportReport.exitIfIncomplete(files)
   }
 
   private func importing(
-    _ client: SecretServiceClient, _ path: String, _ passwords: [SecureBytes]
+    _ client: SecretServiceClient, _ path: String, _ passwords: [SecureBytes], _ call: Call
   ) async throws -> [SecretServiceClient.ImportedFile] {
     // A progress bar on a terminal, from keychaind's Progress signals.
     let bar = isatty(STDERR_FILENO) != 0 && !json ? await ProgressBar(client) : nil
     defer { bar?.finish() }
     do {
-      return try await client.importGnomeKeyring(
-        directory: path, passwords: passwords, dryRun: dryRun)
+      return try await call(client, path, passwords, dryRun)
     } catch let error as DBusError where error.name == .unknownMethod {
       complain("keychainctl: the Secret Service provider running is not keychaind (\(error))")
       throw Exit.unavailable
     }
-  }
-
-  private func report(_ files: [SecretServiceClient.ImportedFile]) {
-    ImportReport.print(files, json: json, dryRun: dryRun)
   }
 }
 

@@ -80,14 +80,6 @@ struct Configuration: Equatable {
     return configuration
   }
 
-  /// KDE's settings file, whose wallet names keychaind's KWallet API follows.
-  static func kwalletrcPath(_ environment: [String: String]) -> String {
-    let base =
-      environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
-    return base + "/kwalletrc"
-  }
-
   /// The pinentry to use: `PINENTRY` from the environment, then the file, then `pinentry` on
   /// PATH; nil when either says `none`.
   func pinentryProgram(_ environment: [String: String]) -> String? {

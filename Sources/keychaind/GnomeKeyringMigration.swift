@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 //
-// Coming over from gnome-keyring: whenever a password opens or makes a collection (`--unlock`,
-// a prompt, the master-password calls), gnome-keyring's keyrings that this password (or one
-// gnome-keyring kept in its login keyring) opens are merged into keychaind's store, and what
-// could not be imported yet is logged with its reason. gnome-keyring's files are only read.
+// Coming over from gnome-keyring or KWallet: whenever a password opens or makes a collection
+// (`--unlock`, a prompt, the master-password calls), gnome-keyring's keyrings that this password
+// (or one gnome-keyring kept in its login keyring) opens, and KDE's wallets it opens, are merged
+// into keychaind's store, and what could not be imported yet is logged with its reason. Their
+// files are only read.
 
 import Foundation
+import KWalletProtocol
 import KeychainCrypto
 import KeychainImport
 import KeychainStore
@@ -34,6 +36,20 @@ enum GnomeKeyringMigration {
     for name in effects.unlockedCollections {
       logger.info("unlocked collection \(name) with the password the login collection keeps for it")
     }
+    // KDE's wallets too: with kwallet-pam, the default wallet's password is the login's.
+    let kwallet = ImportReport.log(
+      KWalletMigration.importer(store, environment).run(passwords: [password]), logger)
+    effects.createdCollections += kwallet.createdCollections
+    effects.changedCollections += kwallet.changedCollections
     return effects
+  }
+}
+
+enum KWalletMigration {
+  /// The importer of the user's KDE wallets, with kwalletrc's default wallet name.
+  static func importer(_ store: KeychainStore, _ environment: [String: String]) -> KWalletImporter {
+    KWalletImporter(
+      store: store, directory: .standard(environment),
+      settings: KWalletSettings(environment: environment))
   }
 }

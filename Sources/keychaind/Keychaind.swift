@@ -4,6 +4,7 @@
 
 import ArgumentParser
 import Foundation
+import KWalletProtocol
 import KeychainCrypto
 import KeychainDBus
 import KeychainSession
@@ -119,7 +120,7 @@ struct Keychaind: AsyncParsableCommand {
         store: store, environment: environment, logger: logger),
       lockDefaults: configuration.lockDefaults)
     if configuration.kwallet {
-      daemon.serveKWallet(kwalletrc: Configuration.kwalletrcPath(environment))
+      daemon.serveKWallet(kwalletrc: KWalletSettings.path(environment))
     }
     let result = try await daemon.publish(on: connection, replace: replace)
     guard result == .primaryOwner else {

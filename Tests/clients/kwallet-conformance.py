@@ -9,7 +9,8 @@
 # of appearance.
 #
 # With --pam-open PASSWORD it first makes the wallet `kdewallet` the way kwallet-pam does (a
-# salt file, a PBKDF2-SHA512 key, pamOpen), so that kwalletd5 opens it without a dialog.
+# salt file, a PBKDF2-SHA512 key, pamOpen), so that kwalletd5 opens it without a dialog; with
+# --pam-open PASSWORD --only it does that alone (Benchmarks/scripts/kwallet.sh).
 
 import hashlib
 import json
@@ -157,8 +158,10 @@ def introspection():
     return sorted(members)
 
 
-if len(sys.argv) == 3 and sys.argv[1] == "--pam-open":
+if len(sys.argv) >= 3 and sys.argv[1] == "--pam-open":
     pam_open(sys.argv[2])
+    if sys.argv[3:] == ["--only"]:
+        sys.exit(0)
 
 print(json.dumps({"step": "introspection", "reply": introspection(), "signals": []}))
 

@@ -524,18 +524,33 @@ _keychainctl_import() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    gnome-keyring|backup)
+    gnome-keyring|kwallet|backup)
         # Offer subcommand argument completions
         "_keychainctl_import_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'gnome-keyring backup' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'gnome-keyring kwallet backup' -- "${cur}"))
         ;;
     esac
 }
 
 _keychainctl_import_gnome-keyring() {
+    repeating_flags=()
+    non_repeating_flags=(--dry-run --password-stdin --json -h --help)
+    repeating_options=()
+    non_repeating_options=(--dir)
+    __keychainctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--dir')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_import_kwallet() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --password-stdin --json -h --help)
     repeating_options=()
