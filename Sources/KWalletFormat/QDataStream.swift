@@ -27,7 +27,7 @@ public enum QDataStream {
     var out: [UInt8] = []
     appendUInt32(UInt32(map.count), to: &out)
     // Qt orders QString keys by UTF-16 code units.
-    for key in map.keys.sorted(by: { Array($0.utf16).lexicographicallyPrecedes($1.utf16) })
+    for key in map.keys.sorted(by: { $0.utf16.lexicographicallyPrecedes($1.utf16) })
       .reversed()
     {
       append(key, to: &out)

@@ -164,6 +164,37 @@ extension ServiceFixture {
     #expect(try await fixture.kwallet(Methods.removeFolder, handle, "F", "app") == false)
   }
 
+  /// Listings come from remembered names (see KWalletNameCache): a change made through the
+  /// Secret Service shows in the next one.
+  @Test(arguments: ServiceFixture.Depth.allCases)
+  func listingsFollowChangesMadeThroughTheSecretService(_ depth: ServiceFixture.Depth)
+    async throws
+  {
+    let fixture = try await ServiceFixture(depth, kwallet: true)
+    let handle = try await fixture.openKDEWallet()
+    #expect(try await fixture.kwallet(Methods.writePassword, handle, "F", "old", "v", "app") == 0)
+    #expect(try await fixture.kwallet(Methods.entryList, handle, "F", "app") == ["old"])
+    let found = try await fixture.call(
+      ServiceFixture.service, SecretService.serviceInterface, "SearchItems",
+      [["server": "F", "user": "old"].dbusValue])
+    let path = try #require(try [ObjectPath](dbusValue: found[0]).first)
+    let renamed = ["server": "G", "user": "new", "type": "map", "xdg:schema": "org.qt.keychain"]
+    _ = try await fixture.call(
+      path, .properties, "Set",
+      [
+        .string(SecretService.itemInterface.rawValue), .string("Attributes"),
+        .variant(renamed.dbusValue),
+      ])
+    await fixture.settle()
+    #expect(try await fixture.kwallet(Methods.entryList, handle, "F", "app") == [])
+    #expect(try await fixture.kwallet(Methods.folderList, handle, "app") == ["G"])
+    #expect(try await fixture.kwallet(Methods.entryList, handle, "G", "app") == ["new"])
+    #expect(try await fixture.kwallet(Methods.entryType, handle, "G", "new", "app") == 3)
+    _ = try await fixture.call(path, SecretService.itemInterface, "Delete")
+    await fixture.settle()
+    #expect(try await fixture.kwallet(Methods.folderList, handle, "app") == [])
+  }
+
   @Test(arguments: ServiceFixture.Depth.allCases)
   func handlesBelongToTheirCaller(_ depth: ServiceFixture.Depth) async throws {
     let fixture = try await ServiceFixture(depth, kwallet: true)

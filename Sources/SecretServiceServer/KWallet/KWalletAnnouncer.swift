@@ -33,7 +33,22 @@ struct KWalletAnnouncer: ChangeAnnouncer {
     }
   }
 
+  /// What the listings' names cache must forget after `event`.
+  private func forget(_ event: StoreEvent) {
+    switch event {
+    case .itemCreated(let item), .itemReplaced(let item), .itemChanged(let item, _),
+      .itemDeleted(let item, _):
+      service.names.forget(item)
+    case .itemsChanged(let collection), .collectionDeleted(let collection):
+      service.names.forget(collection: collection)
+    case .lockChanged(let collections, _, true):
+      for collection in collections { service.names.forget(collection: collection) }
+    case .collectionCreated, .collectionChanged, .lockChanged: break
+    }
+  }
+
   private func messages(for event: StoreEvent) -> [Message] {
+    forget(event)
     switch event {
     case .itemCreated(let item), .itemReplaced(let item), .itemChanged(let item, _):
       let attributes = try? service.state.store.itemInfo(item).attributes

@@ -16,6 +16,7 @@ struct KWalletFolders {
   let view: StoreView
   let collection: String
   let sessions: KWalletSessions
+  let names: KWalletNameCache
 
   private typealias Entry = KWalletEntry
 
@@ -25,9 +26,7 @@ struct KWalletFolders {
   func folders() throws -> [String] {
     var folders = sessions.emptyFolders(in: collection)
     for item in try view.search([:], in: collection).readable {
-      if let folder = try view.info(item)?.attributes[Entry.folderAttribute] {
-        folders.insert(folder)
-      }
+      if let folder = try names.names(of: item, view)?.folder { folders.insert(folder) }
     }
     return Self.qtOrder(folders)
   }
@@ -40,7 +39,8 @@ struct KWalletFolders {
 
   /// The keys of `folder`.
   func keys(in folder: String) throws -> [String] {
-    Self.qtOrder(Set(try infos([Entry.folderAttribute: folder]).compactMap(\.key)))
+    let items = try view.search([Entry.folderAttribute: folder], in: collection).readable
+    return Self.qtOrder(Set(try items.compactMap { try names.names(of: $0, view)?.key }))
   }
 
   /// The entry at `folder`/`key`, and the item holding it; nil when there is none or its
@@ -54,8 +54,15 @@ struct KWalletFolders {
   /// The kind of the entry at `folder`/`key` (`unknown` when there is none), read from its
   /// attributes alone.
   func entryType(_ folder: String, _ key: String) throws -> KWallet.EntryType {
-    let candidates = try infos([Entry.folderAttribute: folder, Entry.keyAttribute: key])
-    guard let best = Self.preferred(candidates.map(\.info)) else { return .unknown }
+    let items = try view.search(
+      [Entry.folderAttribute: folder, Entry.keyAttribute: key], in: collection
+    ).readable
+    // One item, as nearly always: its remembered type; several: the one a read would take.
+    if items.count == 1, let names = try names.names(of: items[0], view) {
+      return Entry.entryType(typeAttribute: names.type)
+    }
+    let candidates = try items.compactMap { try view.info($0) }
+    guard let best = Self.preferred(candidates) else { return .unknown }
     return Entry.entryType(typeAttribute: best.attributes[Entry.typeAttribute])
   }
 
@@ -98,7 +105,7 @@ struct KWalletFolders {
 
   /// Qt's order of QString keys: by UTF-16 code units.
   static func qtOrder(_ names: Set<String>) -> [String] {
-    names.sorted { Array($0.utf16).lexicographicallyPrecedes($1.utf16) }
+    names.sorted { $0.utf16.lexicographicallyPrecedes($1.utf16) }
   }
 
   // MARK: Writes (each durable before it returns)

@@ -47,7 +47,7 @@ extension KWalletObject {
     else { return failure }
     do {
       return try await body(
-        KWalletFolders(view: view, collection: session.collection, sessions: sessions), session)
+        service.folders(session.collection, request), session)
     } catch {
       state.logger.warning("KWallet \(request.member) failed: \(error)")
       return failure

@@ -171,7 +171,7 @@ struct KWalletObject: DBusInterface {
     let view = StoreView(request, state: state)
     guard let collection = try? service.collection(named: wallet, view) else { return true }
     guard !view.isLocked(collection) else { return false }
-    let folders = KWalletFolders(view: view, collection: collection, sessions: sessions)
+    let folders = service.folders(collection, request)
     return !((try? folders.hasFolder(folder)) ?? true)
   }
 
@@ -182,7 +182,7 @@ struct KWalletObject: DBusInterface {
     let view = StoreView(request, state: state)
     guard let collection = try? service.collection(named: wallet, view) else { return true }
     guard !view.isLocked(collection) else { return false }
-    let folders = KWalletFolders(view: view, collection: collection, sessions: sessions)
+    let folders = service.folders(collection, request)
     return ((try? folders.entryType(folder, key)) ?? .password) == .unknown
   }
 

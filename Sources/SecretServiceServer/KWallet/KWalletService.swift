@@ -18,6 +18,8 @@ import Synchronization
 final class KWalletService: Sendable {
   let state: ServiceState
   let sessions = KWalletSessions()
+  /// Items' folders and keys, for listings.
+  let names = KWalletNameCache()
   /// kwalletrc, read at start and on `reconfigure`; nil: the defaults.
   private let kwalletrc: String?
   private let settingsRead: Mutex<KWalletSettings>
@@ -67,6 +69,13 @@ final class KWalletService: Sendable {
       names.formUnion([settings.networkWallet, settings.localWallet])
     }
     return KWalletFolders.qtOrder(names)
+  }
+
+  /// One wallet's folders and entries, as `request`'s caller sees them.
+  func folders(_ collection: String, _ request: MethodRequest) -> KWalletFolders {
+    KWalletFolders(
+      view: StoreView(request, state: state), collection: collection, sessions: sessions,
+      names: names)
   }
 
   /// The names KWallet's signals about `collection` carry: those its handles were opened by,
