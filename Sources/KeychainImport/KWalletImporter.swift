@@ -7,7 +7,8 @@
 // no known password opens (or a GPG one) waits, reported; KWallet's directory is only read.
 //
 // Entries become items exactly as keychaind's KWallet API stores them (`KWalletEntry`), so KDE
-// programs find them where they left them: the default wallet (kwalletrc's `Default Wallet`,
+// programs find them where they left them (items KDE's own Secret Service stored come back as
+// they were, from the wallet's side file: `SecretServiceRecords`): the default wallet (kwalletrc's `Default Wallet`,
 // `kdewallet` unless set) goes into keychaind's default collection, any other into the
 // collection labelled with its name, made with the wallet's password if there is none. An
 // item's time is the file's: an entry changed in keychaind since is kept over the file's.
@@ -126,7 +127,11 @@ public struct KWalletImporter: Sendable {
       outcome.reason = "no password known to keychaind opens it yet"
       return
     }
-    let items = try contents.entries.map { try Self.item($0, modified: source.modified) }
+    let records = try SecretServiceRecords(
+      reading: directory.path + "/" + stem + "_attributes.json")
+    let items = try contents.entries.map {
+      try records.item(for: $0) ?? Self.item($0, modified: source.modified)
+    }
     outcome.items = items.count
     guard !dryRun else {
       outcome.status = .imported

@@ -27,12 +27,7 @@ struct ImportInterface: DBusInterface {
   func importGnomeKeyring(
     _ request: MethodRequest, directory path: String, passwords secrets: [Secret], dryRun: Bool
   ) async throws -> [ImportFileReport] {
-    guard path.isEmpty || path.hasPrefix("/") else {
-      throw DBusError(.invalidArgs, "the directory must be an absolute path")
-    }
-    let passwords = try secrets.map {
-      try state.sessions.password(in: $0, caller: request.caller)
-    }
+    let passwords = try checked(path, secrets, request)
     let directory =
       path.isEmpty
       ? KeyringDirectory.standard(ProcessInfo.processInfo.environment)
@@ -54,12 +49,7 @@ struct ImportInterface: DBusInterface {
   func importKWallet(
     _ request: MethodRequest, directory path: String, passwords secrets: [Secret], dryRun: Bool
   ) async throws -> [ImportFileReport] {
-    guard path.isEmpty || path.hasPrefix("/") else {
-      throw DBusError(.invalidArgs, "the directory must be an absolute path")
-    }
-    let passwords = try secrets.map {
-      try state.sessions.password(in: $0, caller: request.caller)
-    }
+    let passwords = try checked(path, secrets, request)
     let environment = ProcessInfo.processInfo.environment
     let directory =
       path.isEmpty ? KWalletDirectory.standard(environment) : KWalletDirectory(path: path)
@@ -74,6 +64,17 @@ struct ImportInterface: DBusInterface {
       view.record(contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, state.logger)))
     }
     return outcomes.map(ImportReport.report)
+  }
+
+  /// The passwords a caller sent through its session, once the directory it names is known to
+  /// be absolute (or empty: the importer's own).
+  private func checked(_ path: String, _ secrets: [Secret], _ request: MethodRequest) throws
+    -> [SecureBytes]
+  {
+    guard path.isEmpty || path.hasPrefix("/") else {
+      throw DBusError(.invalidArgs, "the directory must be an absolute path")
+    }
+    return try secrets.map { try state.sessions.password(in: $0, caller: request.caller) }
   }
 
   /// Sends each step of an import as the Progress signal.

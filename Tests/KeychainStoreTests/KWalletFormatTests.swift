@@ -31,6 +31,14 @@ import Testing
     #expect(try KWalletFile.legacyKey(password, hash: SHA1.hash).count == keySize)
   }
 
+  @Test func repeatedLabelsLoseKDEsSuffix() {
+    #expect(SecretServiceRecords.withoutRepeatSuffix("Web login__0_") == "Web login")
+    #expect(SecretServiceRecords.withoutRepeatSuffix("a__12_") == "a")
+    #expect(SecretServiceRecords.withoutRepeatSuffix("a__x_") == "a__x_")
+    #expect(SecretServiceRecords.withoutRepeatSuffix("a___") == "a___")
+    #expect(SecretServiceRecords.withoutRepeatSuffix("plain") == "plain")
+  }
+
   @Test func fileNamesDecodeKWalletsEscapes() {
     #expect(KWalletDirectory.decode("kdewallet") == "kdewallet")
     #expect(KWalletDirectory.decode("my;2Fwallet") == "my/wallet")

@@ -91,8 +91,20 @@ struct KWalletImportTests {
   }
 
   @Test func theLoginPasswordBringsTheWalletOverFieldForField() async throws {
-    let (home, held) = try await Self.makeWallets(["kdewallet=test-pw", "Work=work-pw"])
+    var (home, held) = try await Self.makeWallets(["kdewallet=test-pw", "Work=work-pw"])
     let directory = home.path + "/.local/share/kwalletd"
+    // The records kwalletd5's Secret Service keeps beside a wallet (KDE.md §4.4) for what
+    // libsecret programs stored in it: those entries come back as the items they were.
+    let sideFile = """
+      {"$fdo_created": "1700000000", "$fdo_modified": "1700000500",
+       "Secret Service/Web login": {"attributes": {"app": "web", "user": "bob"},
+         "$fdo_mime_type": "text/plain", "$fdo_created": "1700000100", "$fdo_modified": "1700000200"},
+       "Secret Service/Web login__0_": {"attributes": {"app": "web", "user": "carol"},
+         "$fdo_mime_type": "text/plain", "$fdo_created": "1700000300", "$fdo_modified": "1700000400"}}
+      """
+    try sideFile.write(
+      toFile: directory + "/kdewallet_attributes.json", atomically: true, encoding: .utf8)
+    held["kdewallet"]?["Secret Service"] = nil
     let before = try Self.digests(directory)
     #expect(before.keys.contains("kdewallet.kwl") && before.keys.contains("Work.kwl"))
 
@@ -108,6 +120,12 @@ struct KWalletImportTests {
       "/usr/bin/secret-tool",
       ["lookup", "server", "Passwords", "user", "lines", "type", "plaintext"])
     #expect(lookup.stdout == "line 1\nline 2\n")
+    for (user, secret) in [("bob", "web secret 1"), ("carol", "web secret 2")] {
+      let item = try daemon.run("/usr/bin/secret-tool", ["search", "app", "web", "user", user])
+      #expect(item.stdout.contains("label = Web login\n"), "\(item.stdout)")
+      #expect(item.stdout.contains("secret = \(secret)\n"), "\(item.stdout)")
+      #expect(item.stdout.contains("created = 2023-11-14"), "\(item.stdout)")
+    }
     // Work has another password: it waits, and says so.
     #expect(daemon.log.contains("not imported yet: \(directory)/Work.kwl"), "\(daemon.log)")
 

@@ -12,6 +12,9 @@ import Testing
 
 @Suite(.enabled(if: KWalletd.executable != nil, "needs libkf5wallet-bin"))
 struct KWalletTakeoverTests {
+  static let clients = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("clients").path
+
   @Test func keychaindQueuesBehindKwalletd5AndReplaceTakesItsNames() async throws {
     let kwalletd = try await KWalletd()
     // A wallet kwalletd5 holds in memory, with an entry written into it.
@@ -20,17 +23,13 @@ struct KWalletTakeoverTests {
       [
         "-c",
         """
-        import dbus, hashlib, os, time
+        import sys
+        sys.path.insert(0, "\(Self.clients)")
+        import dbus
+        from kwallet_forms import pam_open
         w = dbus.Interface(dbus.SessionBus().get_object("org.kde.kwalletd5", "/modules/kwalletd5"),
                            "org.kde.KWallet")
-        d = os.environ["XDG_DATA_HOME"] + "/kwalletd"
-        salt = os.urandom(56)
-        open(d + "/kdewallet.salt", "wb").write(salt)
-        key = hashlib.pbkdf2_hmac("sha512", b"pw", salt, 50000, 56)
-        w.pamOpen("kdewallet", dbus.Array(list(key), signature="y"), 0, signature="sayi")
-        for _ in range(500):
-            if w.isOpen("kdewallet", signature="s"): break
-            time.sleep(0.02)
+        pam_open(w, "kdewallet", "pw")
         h = w.open("kdewallet", dbus.Int64(0), "t", signature="sxs")
         assert w.writePassword(h, "F", "k", "kept", "t") == 0
         """,

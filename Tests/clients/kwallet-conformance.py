@@ -12,15 +12,14 @@
 # salt file, a PBKDF2-SHA512 key, pamOpen), so that kwalletd5 opens it without a dialog; with
 # --pam-open PASSWORD --only it does that alone (Benchmarks/scripts/kwallet.sh).
 
-import hashlib
 import json
-import os
 import sys
 import time
 
 import dbus
 import dbus.mainloop.glib
 from gi.repository import GLib
+from kwallet_forms import ay, pam_open, qmap, qstring
 
 NAME, PATH, INTERFACE = "org.kde.kwalletd5", "/modules/kwalletd5", "org.kde.KWallet"
 APP = "conformance"
@@ -103,38 +102,6 @@ def step(label, method, *args, signature=None, handle_reply=False, transaction_r
     return reply if handle_reply or transaction_reply else None
 
 
-def qstring(text):
-    data = text.encode("utf-16-be")
-    return len(data).to_bytes(4, "big") + data
-
-
-def qmap(pairs):
-    out = len(pairs).to_bytes(4, "big")
-    for key in sorted(pairs, reverse=True):
-        out += qstring(key) + qstring(pairs[key])
-    return out
-
-
-def ay(data):
-    return dbus.Array(list(data), signature="y")
-
-
-def pam_open(password):
-    directory = os.path.join(os.environ["XDG_DATA_HOME"], "kwalletd")
-    os.makedirs(directory, exist_ok=True)
-    salt = os.urandom(56)
-    with open(os.path.join(directory, "kdewallet.salt"), "wb") as f:
-        f.write(salt)
-    os.chmod(os.path.join(directory, "kdewallet.salt"), 0o600)
-    key = hashlib.pbkdf2_hmac("sha512", password.encode(), salt, 50000, 56)
-    wallet.pamOpen("kdewallet", ay(key), 0, signature="sayi")
-    for _ in range(500):
-        if wallet.isOpen("kdewallet", signature="s"):
-            return
-        time.sleep(0.02)
-    sys.exit("kwalletd5 did not open the wallet after pamOpen")
-
-
 def introspection():
     """org.kde.KWallet's members as introspection gives them: name and signatures, sorted."""
     import xml.etree.ElementTree as ET
@@ -159,7 +126,7 @@ def introspection():
 
 
 if len(sys.argv) >= 3 and sys.argv[1] == "--pam-open":
-    pam_open(sys.argv[2])
+    pam_open(wallet, "kdewallet", sys.argv[2])
     if sys.argv[3:] == ["--only"]:
         sys.exit(0)
 

@@ -11,13 +11,12 @@
 # Arguments: WALLET=PASSWORD ... (the first is filled with everything, the others with one
 # entry each).
 
-import hashlib
 import json
-import os
 import sys
-import time
 
 import dbus
+
+from kwallet_forms import ay, pam_open, qmap
 
 bus = dbus.SessionBus()
 wallet = dbus.Interface(bus.get_object("org.kde.kwalletd5", "/modules/kwalletd5"),
@@ -25,36 +24,8 @@ wallet = dbus.Interface(bus.get_object("org.kde.kwalletd5", "/modules/kwalletd5"
 APP = "fixture"
 
 
-def qstring(text):
-    data = text.encode("utf-16-be")
-    return len(data).to_bytes(4, "big") + data
-
-
-def qmap(pairs):
-    out = len(pairs).to_bytes(4, "big")
-    for key in sorted(pairs, reverse=True):
-        out += qstring(key) + qstring(pairs[key])
-    return out
-
-
-def ay(data):
-    return dbus.Array(list(data), signature="y")
-
-
 def make(name, password):
-    directory = os.path.join(os.environ["XDG_DATA_HOME"], "kwalletd")
-    os.makedirs(directory, exist_ok=True)
-    salt = os.urandom(56)
-    with open(os.path.join(directory, name + ".salt"), "wb") as f:
-        f.write(salt)
-    key = hashlib.pbkdf2_hmac("sha512", password.encode(), salt, 50000, 56)
-    wallet.pamOpen(name, ay(key), 0, signature="sayi")
-    for _ in range(500):
-        if wallet.isOpen(name, signature="s"):
-            break
-        time.sleep(0.02)
-    else:
-        sys.exit("kwalletd5 did not open " + name)
+    pam_open(wallet, name, password)
     return wallet.open(name, 0, APP, signature="sxs")
 
 
@@ -89,6 +60,10 @@ EVERYTHING = [
     ("Blobs", "binary", "stream", bytes([0, 0xFF, 1, 0x80, 0, 0x7F, 0xFE])),
     ("Blobs", "empty stream", "stream", b""),
     ("Ünïcode folder", "key", "password", "v"),
+    # Where kwalletd5's own Secret Service keeps what libsecret programs store: KWalletImportTests
+    # writes their side-file records.
+    ("Secret Service", "Web login", "password", "web secret 1"),
+    ("Secret Service", "Web login__0_", "password", "web secret 2"),
 ]
 
 held = {}
