@@ -98,6 +98,11 @@ extension KeychainStore {
     let found = try sources.flatMap { source in
       try lookup(source) { db in try matching(wanted, collection: collection, db) }
     }
+    // In one collection, its lock state once, not a lookup per item (a KWallet folder lists
+    // its thousand entries through here).
+    if let collection {
+      return isLocked(collection) ? ([], found) : (found, [])
+    }
     let open = unlocked.withLock { Set($0.keys) }
     return (
       found.filter { open.contains($0.collection) }, found.filter { !open.contains($0.collection) }

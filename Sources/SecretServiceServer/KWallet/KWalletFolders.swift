@@ -40,7 +40,7 @@ struct KWalletFolders {
   /// The keys of `folder`.
   func keys(in folder: String) throws -> [String] {
     let items = try view.search([Entry.folderAttribute: folder], in: collection).readable
-    return Self.qtOrder(Set(try items.compactMap { try names.names(of: $0, view)?.key }))
+    return Self.qtOrder(try items.compactMap { try names.names(of: $0, view)?.key })
   }
 
   /// The entry at `folder`/`key`, and the item holding it; nil when there is none or its
@@ -103,9 +103,20 @@ struct KWalletFolders {
     }
   }
 
-  /// Qt's order of QString keys: by UTF-16 code units.
-  static func qtOrder(_ names: Set<String>) -> [String] {
-    names.sorted { $0.utf16.lexicographicallyPrecedes($1.utf16) }
+  /// Qt's order of QString keys: by UTF-16 code units. Each name's units are taken out once:
+  /// comparing through `String.UTF16View` was 60 % of an `entryList` of 1,000 keys.
+  static func qtOrder(_ names: some Collection<String>) -> [String] {
+    // ASCII names, nearly always: Swift's own order is byte order, which is Qt's there.
+    let sorted =
+      names.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } })
+      ? names.sorted()
+      : names.map { (units: Array($0.utf16), name: $0) }
+        .sorted { $0.units.lexicographicallyPrecedes($1.units) }.map(\.name)
+    // Each once (a key several items share, a name repeated): equal ones are now neighbours.
+    var unique: [String] = []
+    unique.reserveCapacity(sorted.count)
+    for name in sorted where name != unique.last { unique.append(name) }
+    return unique
   }
 
   // MARK: Writes (each durable before it returns)

@@ -22,7 +22,9 @@ final class KWalletNameCache: Sendable {
   }
 
   private struct State {
-    var names: [ItemID: Names] = [:]
+    /// By collection, then item number: one collection name hashed per listing, not per item.
+    var names: [String: [Int64: Names]] = [:]
+    var count = 0
     /// Moves on with every forgetting.
     var generation = 0
   }
@@ -34,15 +36,19 @@ final class KWalletNameCache: Sendable {
   /// The names of `item`, remembered or read through `view`; nil for an item the caller cannot
   /// read.
   func names(of item: ItemID, _ view: StoreView) throws -> Names? {
-    let (known, generation) = state.withLock { ($0.names[item], $0.generation) }
+    let (known, generation) = state.withLock {
+      ($0.names[item.collection]?[item.id], $0.generation)
+    }
     if let known { return known }
     guard let attributes = try view.info(item)?.attributes else { return nil }
     let names = Names(
       folder: attributes[KWalletEntry.folderAttribute], key: attributes[KWalletEntry.keyAttribute],
       type: attributes[KWalletEntry.typeAttribute])
     state.withLock { state in
-      if state.generation == generation, state.names.count < Self.capacity {
-        state.names[item] = names
+      if state.generation == generation, state.count < Self.capacity,
+        state.names[item.collection, default: [:]].updateValue(names, forKey: item.id) == nil
+      {
+        state.count += 1
       }
     }
     return names
@@ -51,7 +57,7 @@ final class KWalletNameCache: Sendable {
   /// Forgets an item's names (it changed or went).
   func forget(_ item: ItemID) {
     state.withLock { state in
-      state.names[item] = nil
+      if state.names[item.collection]?.removeValue(forKey: item.id) != nil { state.count -= 1 }
       state.generation += 1
     }
   }
@@ -59,7 +65,7 @@ final class KWalletNameCache: Sendable {
   /// Forgets the names of every item of `collection`.
   func forget(collection: String) {
     state.withLock { state in
-      state.names = state.names.filter { $0.key.collection != collection }
+      state.count -= state.names.removeValue(forKey: collection)?.count ?? 0
       state.generation += 1
     }
   }
