@@ -19,7 +19,12 @@ public struct KWalletSettings: Sendable, Equatable {
 
   /// The names the user's kwalletrc gives (the defaults when there is none).
   public init(environment: [String: String]) {
-    let data = FileManager.default.contents(atPath: Self.path(environment)) ?? Data()
+    self.init(file: Self.path(environment))
+  }
+
+  /// The names the kwalletrc at `path` gives (the defaults when it cannot be read).
+  public init(file path: String) {
+    let data = FileManager.default.contents(atPath: path) ?? Data()
     self.init(kwalletrc: String(decoding: data, as: UTF8.self))
   }
 

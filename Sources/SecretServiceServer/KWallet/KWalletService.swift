@@ -42,10 +42,7 @@ final class KWalletService: Sendable {
   }
 
   private static func read(_ path: String?) -> KWalletSettings {
-    guard let path, let data = FileManager.default.contents(atPath: path) else {
-      return KWalletSettings()
-    }
-    return KWalletSettings(kwalletrc: String(decoding: data, as: UTF8.self))
+    path.map(KWalletSettings.init(file:)) ?? KWalletSettings()
   }
 
   // MARK: Wallet names
