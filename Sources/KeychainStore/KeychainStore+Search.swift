@@ -94,9 +94,18 @@ extension KeychainStore {
     -> (unlocked: [ItemID], locked: [ItemID])
   {
     let wanted = try digests(attributes)
-    let sources = collection.map { [database(for: $0)] } ?? itemDatabases
-    let found = try sources.flatMap { source in
-      try lookup(source) { db in try matching(wanted, collection: collection, db) }
+    let key = SearchCache.Key(
+      collection: collection, digests: wanted.sorted { $0.lexicographicallyPrecedes($1) })
+    let (kept, generation) = searches.answer(key)
+    let found: [ItemID]
+    if let kept {
+      found = kept
+    } else {
+      let sources = collection.map { [database(for: $0)] } ?? itemDatabases
+      found = try sources.flatMap { source in
+        try lookup(source) { db in try matching(wanted, collection: collection, db) }
+      }
+      searches.keep(found, for: key, seenIn: generation)
     }
     // In one collection, its lock state once, not a lookup per item (a KWallet folder lists
     // its thousand entries through here).

@@ -64,6 +64,8 @@ public final class KeychainStore: Sendable {
   let metadata = ItemMetadataCache()
   /// Items seen to exist, so that resolving an item path needs no query (see `KnownItems`).
   let knownItems = KnownItems()
+  /// Recent searches' answers, until the next write (see `SearchCache`).
+  let searches = SearchCache()
 
   /// Opens the store in `directory`, or creates one there if the directory holds none.
   /// - Parameters:
@@ -163,13 +165,18 @@ public final class KeychainStore: Sendable {
   func write<T>(
     _ collection: String, freeingSpace: Bool = false, _ change: (Database) throws -> T
   ) throws -> T {
-    if collection == Self.sessionCollection { return try memory.write(change) }
+    if collection == Self.sessionCollection {
+      // After the change, whether it committed or not: a search that ran meanwhile is not kept.
+      defer { searches.invalidate() }
+      return try memory.write(change)
+    }
     return freeingSpace ? try commitFreeingSpace(change) : try commit(change)
   }
 
   /// Runs `change` in a durable transaction of the file, through the group commit, and reports
   /// a full file system as `noSpace`.
   func commit<T>(_ change: (Database) throws -> T) throws -> T {
+    defer { searches.invalidate() }
     do {
       let result = try writer.commit(change)
       checkpoints.afterWrite()

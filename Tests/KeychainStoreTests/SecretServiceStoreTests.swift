@@ -43,6 +43,45 @@ import Testing
       try store.searchItems(["user": "me"]).unlocked.dropFirst() == [second.item, first.item])
   }
 
+  /// Searches' answers are kept until the next write (SearchCache): each kind of change shows
+  /// in the very next search, and a lock in its split.
+  @Test func aSearchSeesEveryChangeMadeBeforeIt() throws {
+    let fixture = try StoreFixture()
+    let store = try fixture.open()
+    try store.createCollection(name: "login", label: "Login", password: secure("pw"))
+    func found(_ collection: String? = nil) throws -> [ItemID] {
+      try store.searchItems(["k": "v"], in: collection).unlocked
+    }
+    #expect(try found().isEmpty && found("login").isEmpty)
+    let a = try store.createItem(
+      in: "login", label: "a", attributes: ["k": "v"], secret: secure("x"), replace: false
+    ).item
+    #expect(try found() == [a] && found("login") == [a])
+    try store.setAttributes(["k": "w"], of: a)
+    #expect(try found().isEmpty && found("login").isEmpty)
+    try store.setAttributes(["k": "v"], of: a)
+    #expect(try found() == [a])
+    let b = try store.createItem(
+      in: "session", label: "b", attributes: ["k": "v"], secret: secure("y"), replace: false
+    ).item
+    #expect(try Set(found()) == [a, b] && found("session") == [b])
+    try store.lock("login")
+    #expect(try found() == [b] && store.searchItems(["k": "v"]).locked == [a])
+    try store.unlock("login", password: secure("pw"))
+    #expect(try Set(found()) == [a, b])
+    try store.deleteItem(b)
+    #expect(try found() == [a] && found("session").isEmpty)
+    let merged = try store.merge(
+      [ImportedItem(label: "c", attributes: ["k": "v", "n": "1"], secret: secure("z"))],
+      into: "login",
+      source: ImportSource(
+        path: "/x", collection: "login", device: 0, inode: 0, size: 0, modifiedNanoseconds: 0,
+        sha256: []))
+    #expect(try Set(found()) == Set([a] + merged.added))
+    try store.deleteCollection("login")
+    #expect(try found().isEmpty)
+  }
+
   @Test func lockedMatchesAreReportedApartAndUnreadable() throws {
     let fixture = try StoreFixture()
     let store = try fixture.open()
