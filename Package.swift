@@ -56,11 +56,18 @@ let package = Package(
     // The query model: pure Swift, no I/O.
     .target(name: "KeychainCore"),
 
+    // Per-application access: who a caller is (from /proc), the rules, and the chained audit
+    // log; no D-Bus, no SQLite.
+    .target(
+      name: "KeychainAccess",
+      dependencies: ["KeychainCrypto", .product(name: "Logging", package: "swift-log")]),
+
     // The encrypted store: the only module that touches SQLite.
     .target(
       name: "KeychainStore",
       dependencies: [
-        "KeychainCore", "KeychainCrypto", .product(name: "GRDB", package: "GRDB.swift"),
+        "KeychainCore", "KeychainCrypto", "KeychainAccess",
+        .product(name: "GRDB", package: "GRDB.swift"),
       ]),
 
     // gnome-keyring's keyring files and KDE's wallets, read and merged into the store; no D-Bus.
@@ -98,7 +105,7 @@ let package = Package(
       dependencies: [
         "Keychain", "SecretServiceClient", "SecretServiceProtocol", "KWalletProtocol",
         "KeychainCrypto", "KeychainDBus", "KeychainStore", "KeychainImport", "KeyringControl",
-        "KeychainSystem",
+        "KeychainSystem", "KeychainAccess",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),
       ]),
@@ -134,7 +141,7 @@ let package = Package(
       name: "SecretServiceServer",
       dependencies: [
         "SecretServiceProtocol", "KWalletProtocol", "KeychainStore", "KeychainDBus",
-        "KeychainCrypto",
+        "KeychainCrypto", "KeychainAccess",
         "KeychainImport", "KeychainSystem", "KeychainPrompt",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "SystemPackage", package: "swift-system"),
@@ -163,7 +170,7 @@ let package = Package(
       dependencies: [
         "KeychainSystem", "SecretServiceServer", "KeychainSession", "KeychainStore",
         "KeychainCrypto", "KeychainDBus", "KeyringControl", "SecretServiceProtocol",
-        "KWalletProtocol", "KeychainImport",
+        "KWalletProtocol", "KeychainImport", "KeychainAccess",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -210,6 +217,12 @@ let package = Package(
         .product(name: "SystemPackage", package: "swift-system"),
       ]),
     .testTarget(name: "KeychainCoreTests", dependencies: ["KeychainCore"]),
+    .testTarget(
+      name: "KeychainAccessTests",
+      dependencies: [
+        "KeychainAccess", "KeychainCrypto", "KeychainPrompt",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .testTarget(
       name: "KeychainStoreTests",
       dependencies: [

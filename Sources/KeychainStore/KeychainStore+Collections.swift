@@ -68,12 +68,20 @@ extension KeychainStore {
     unlocked.withLock { $0[collection] = key }
   }
 
+  /// Checks `password` against `collection` without unlocking it: `wrongPassword` if it is
+  /// not the one (for changes that need the user's presence, such as access grants).
+  public func checkPassword(_ collection: String, _ password: SecureBytes) throws {
+    guard collection != Self.sessionCollection else { return }
+    _ = try unwrap(collection, password)
+  }
+
   /// Forgets the data key of `collection`: its items can no longer be read until unlocked.
   /// The in-memory `session` collection cannot be locked.
   public func lock(_ collection: String) throws {
     guard collection != Self.sessionCollection else { return }
     _ = try self.collection(collection)
     unlocked.withLock { $0[collection] = nil }
+    accessCache.forget(collection)
   }
 
   /// Whether `collection` is locked.

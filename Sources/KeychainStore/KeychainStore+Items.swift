@@ -39,11 +39,12 @@ extension KeychainStore {
 
   /// Creates an item in an unlocked collection, durably. With `replace`, an item of that
   /// collection with exactly the same attributes gets the new label and secret instead, and
-  /// keeps its identity. Returns the item and whether it replaced one.
+  /// keeps its identity (and its owner). A new item is owned by `owner` (an application's
+  /// identity key; nil for none). Returns the item and whether it replaced one.
   @discardableResult
   public func createItem(
     in collection: String, label: String, attributes: [String: String], secret: SecureBytes,
-    contentType: String = "text/plain", replace: Bool
+    contentType: String = "text/plain", replace: Bool, owner: String? = nil
   ) throws -> (item: ItemID, replaced: Bool) {
     try ItemPayload.checkLimits(label: label, attributes: attributes, secretCount: secret.count)
     let key = try dataKey(collection)
@@ -65,10 +66,12 @@ extension KeychainStore {
       let item = try insert(
         payload, digests: wanted, into: collection, collectionID: collectionID, key: key,
         stamp: stamp, db)
+      if let owner { try Self.writeOwner(owner, of: item, key: key, db) }
       try db.execute(
         sql: "UPDATE collection SET modified = ? WHERE id = ?", arguments: [stamp, collectionID])
       return (item, false, stamp)
     }
+    if !replaced, let owner { accessCache.update(collection) { $0.owners[item.id] = owner } }
     knownItems.remember(item, seenIn: generation)
     metadata.remember(
       ItemInfo(
@@ -230,6 +233,10 @@ extension KeychainStore {
     }
     knownItems.forget(item)
     metadata.forget(item)
+    accessCache.update(item.collection) { access in
+      access.owners[item.id] = nil
+      access.grants.removeAll { $0.item == item.id }
+    }
   }
 }
 

@@ -66,6 +66,8 @@ public final class KeychainStore: Sendable {
   let knownItems = KnownItems()
   /// Recent searches' answers, until the next write (see `SearchCache`).
   let searches = SearchCache()
+  /// Unlocked collections' item owners and grants (see `KeychainStore+Access`).
+  let accessCache = AccessCache()
 
   /// Opens the store in `directory`, or creates one there if the directory holds none.
   /// - Parameters:

@@ -114,6 +114,29 @@ enum Schema {
     migrator.registerMigration("v5-commit-count") { db in
       try db.execute(sql: "INSERT INTO meta (name, value) VALUES ('commit-count', 0)")
     }
+    // Per-application access (`KeychainStore+Access`): who owns each item, the grants the user
+    // gave, and the audit log's chain key. All sealed under the collection's data key, so they
+    // are read only while it is unlocked and cannot be forged without it; an item with no
+    // owner row predates access control.
+    migrator.registerMigration("v6-access") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE item_owner (
+            itemID INTEGER PRIMARY KEY REFERENCES item(id) ON DELETE CASCADE,
+            sealed BLOB NOT NULL             -- the owner's identity key
+          );
+          CREATE TABLE access_grant (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            collectionID INTEGER NOT NULL REFERENCES collection(id) ON DELETE CASCADE,
+            sealed BLOB NOT NULL             -- the grant, JSON
+          );
+          CREATE INDEX access_grant_collection ON access_grant(collectionID);
+          CREATE TABLE audit_key (
+            collectionID INTEGER PRIMARY KEY REFERENCES collection(id) ON DELETE CASCADE,
+            sealed BLOB NOT NULL             -- the audit log's chain key
+          );
+          """)
+    }
     return migrator
   }
 

@@ -31,6 +31,7 @@ public struct UnlockRecord: Codable, Equatable, Sendable {
     public static let passwordDialog = "password dialog"
     public static let masterPassword = "UnlockWithMasterPassword"
     public static let commandLine = "keychaind --unlock"
+    public static let accessGrant = "keychainctl access allow"
 
     /// Whether `route` is a login's: one of the PAM ones.
     public static func isLogin(_ route: String) -> Bool { route.hasPrefix("pam_") }

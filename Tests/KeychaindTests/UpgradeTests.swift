@@ -228,7 +228,7 @@ struct UpgradeTests {
     #expect(
       read.stdout.split(separator: "\n") == [
         "v1-collections-items-index | v2-check-values | v3-import-sources | v4-lock-policies"
-          + " | v5-commit-count",
+          + " | v5-commit-count | v6-access",
         "commit-count", "login 2 items",
       ], "\(read.stdout)")
   }

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+//
+// Who may read an item, as Apple's keychain decides it: every item has one owner (an access
+// group, by default its creator's identity), the owner uses it without being asked, and anyone
+// else needs a grant the user gave ("Always allow") or an answer for this process ("Allow
+// once"). The rules are here and nowhere else; the daemon supplies the facts.
+
+import Foundation
+
+/// How keychaind applies the rules, from keychaind.conf's `access-control`.
+public enum AccessMode: String, Sendable, CaseIterable {
+  /// No identification, no log: today's behaviour exactly.
+  case off
+  /// Every access is identified and logged; no reply changes. The default.
+  case audit
+  /// Items are locked for applications that neither own them nor were allowed.
+  case protect
+}
+
+/// A remembered "Always allow": an application may read an item, or every item of a
+/// collection.
+public struct AccessGrant: Sendable, Hashable, Codable {
+  /// The store's number for it.
+  public var id: Int64
+  /// The identity key it was given to.
+  public var app: String
+  /// The content the application had then (`AppIdentity.pin`); nil for an identity without.
+  public var pin: String?
+  /// The collection.
+  public var collection: String
+  /// The item's number in the collection; nil for the whole collection.
+  public var item: Int64?
+  public var created: Date
+  /// How it was made: `dialog`, `cli` or `learn`.
+  public var source: String
+
+  public init(
+    id: Int64 = 0, app: String, pin: String?, collection: String, item: Int64?,
+    created: Date = Date(), source: String
+  ) {
+    self.id = id
+    self.app = app
+    self.pin = pin
+    self.collection = collection
+    self.item = item
+    self.created = created
+    self.source = source
+  }
+
+  /// Whether it covers item `item` of `collection`.
+  public func covers(collection: String, item: Int64) -> Bool {
+    self.collection == collection && (self.item == nil || self.item == item)
+  }
+}
+
+/// The answer to "may this application use this item now?".
+public enum AccessAnswer: Sendable, Equatable {
+  /// Yes, and why (`owner`, `grant` or `allowedOnce`).
+  case allow(AuditRecord.Decision)
+  /// Only if the user says so; `changed` when a grant exists for other content of the program.
+  case ask(changed: Bool)
+}
+
+/// The rules (see the top of this file).
+public enum AccessPolicy {
+  /// Decides for `identity` and an item owned by `owner` (nil: no owner, an item from before
+  /// access control or an import), given the grants the identity holds for it and whether the
+  /// user allowed it once for this process.
+  public static func decide(
+    _ identity: AppIdentity, owner: String?, grants: [AccessGrant], allowedOnce: Bool
+  ) -> AccessAnswer {
+    if identity.isRememberable, let owner, owner == identity.key { return .allow(.owner) }
+    if identity.isRememberable {
+      let mine = grants.filter { $0.app == identity.key }
+      if mine.contains(where: { $0.pin == nil || $0.pin == identity.pin }) {
+        return .allow(.grant)
+      }
+      if allowedOnce { return .allow(.allowedOnce) }
+      return .ask(changed: !mine.isEmpty)
+    }
+    return allowedOnce ? .allow(.allowedOnce) : .ask(changed: false)
+  }
+}

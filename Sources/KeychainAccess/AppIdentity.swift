@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+//
+// Which application a caller is, as keychaind remembers it: a key built from kernel facts only
+// (the sandbox's app id, the executable's path, the script an interpreter runs), never from
+// anything the caller says about itself. KWallet dropped its per-application lists in 2026
+// because they trusted a name the caller sent; keys here are what grants and item ownership
+// are stored under, so nothing the caller chooses may go into one.
+
+/// One application, as keychaind identifies it (see `IdentityResolver`).
+public struct AppIdentity: Sendable, Hashable, Codable {
+  /// How the application was identified, strongest first.
+  public enum Kind: String, Sendable, Codable, CaseIterable {
+    /// xdg-desktop-portal, by the bus name it owns; it vouches for sandboxed apps' ids.
+    case portal
+    /// A Flatpak app, by the `.flatpak-info` its sandbox holds.
+    case flatpak
+    /// A Snap, by its cgroup.
+    case snap
+    /// An executable that only root can change (it and every directory above it), by path.
+    case system
+    /// An executable the user can change, by path and content hash.
+    case user
+    /// An interpreter running a script file, by both paths and the script's hash. The script
+    /// path comes from the command line, which the process can rewrite: a weak identity.
+    case script
+    /// A generic tool (`secret-tool`, the keyring CLI) together with whatever ran it.
+    case via
+    /// Nothing could be established (the process hid or left, its pid was reused, its
+    /// executable was deleted). Never remembered: a grant to "unknown" would be a grant to all.
+    case unknown
+  }
+
+  /// How it was identified.
+  public var kind: Kind
+  /// The stable key grants and ownership are stored under, e.g. `exe:/usr/bin/evolution`,
+  /// `flatpak:org.gnome.Evolution`, `via:exe:/usr/bin/secret-tool@exe:/usr/bin/mbsync`.
+  /// Empty for `unknown`.
+  public var key: String
+  /// `sha256:HEX` of the file for `user` and `script` kinds: a grant made for one content does
+  /// not hold for another.
+  public var pin: String?
+  /// What the user would recognise: "sync.py (python3)", "secret-tool, run by mbsync".
+  public var display: String
+  /// Whether the pid was checked to be the process that connected (see `IdentityResolver`).
+  public var verified: Bool
+
+  public init(kind: Kind, key: String, pin: String? = nil, display: String, verified: Bool) {
+    self.kind = kind
+    self.key = key
+    self.pin = pin
+    self.display = display
+    self.verified = verified
+  }
+
+  /// An application nothing could be learnt about; `why` is shown in dialogs and the log.
+  public static func unknown(pid: UInt32?, why: String) -> AppIdentity {
+    let who = pid.map { "an unidentified program (PID \($0))" } ?? "an unidentified program"
+    return AppIdentity(kind: .unknown, key: "", display: "\(who): \(why)", verified: false)
+  }
+
+  /// Whether a decision about this application may be remembered ("Always allow", grants,
+  /// ownership of what it creates).
+  public var isRememberable: Bool { kind != .unknown && !key.isEmpty }
+
+  /// How sure the identity is, for the audit log and the dialog.
+  public var strength: String {
+    switch kind {
+    case .portal, .flatpak, .snap: "sandbox"
+    case .system: "path"
+    case .user: "path and content"
+    case .script: "command line"
+    case .via: "front end and parent"
+    case .unknown: "none"
+    }
+  }
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+//
+// One line of the audit log: who touched which item, how, and what was decided. It names the
+// item by its object path and the application by its identity; it never holds a secret, a
+// label or an attribute value, so the file says who read what without saying what it was.
+
+import Foundation
+
+/// One access, as the audit log records it.
+public struct AuditRecord: Codable, Sendable, Equatable {
+  /// What was done.
+  public enum Operation: String, Codable, Sendable, CaseIterable {
+    case read, create, write, delete, search, grant, revoke, mode
+  }
+
+  /// What was decided, and why.
+  public enum Decision: String, Codable, Sendable, CaseIterable {
+    /// The application owns the item.
+    case owner
+    /// A remembered grant allowed it.
+    case grant
+    /// The user allowed it once, for this process.
+    case allowedOnce = "allowed-once"
+    /// The user chose "Always allow" just now.
+    case allowedAlways = "allowed-always"
+    /// The user or a recent denial refused it.
+    case denied
+    /// The caller has no local display, so nobody could be asked.
+    case noDisplay = "no-display"
+    /// `audit` mode: allowed, but `protect` would have asked.
+    case wouldAsk = "would-ask"
+    /// Nothing to decide: the caller's own action on the access rules, or an unowned item
+    /// in `audit` mode.
+    case allowed
+  }
+
+  /// The application, as identified.
+  public struct App: Codable, Sendable, Equatable {
+    public var key: String
+    public var kind: String
+    public var display: String
+    /// How sure the identification is (`AppIdentity.strength`).
+    public var strength: String
+    public var verified: Bool
+    public var pid: UInt32?
+
+    public init(_ identity: AppIdentity, pid: UInt32?) {
+      key = identity.key
+      kind = identity.kind.rawValue
+      display = identity.display
+      strength = identity.strength
+      verified = identity.verified
+      self.pid = pid
+    }
+  }
+
+  /// The record format's version.
+  public var v = 1
+  /// Its place in the chain: one more than the record before it.
+  public var seq: UInt64 = 0
+  /// When, as Unix time with microseconds.
+  public var time: Double
+  public var op: Operation
+  public var decision: Decision
+  public var app: App
+  /// The caller's unique bus name.
+  public var sender: String
+  /// The item's object path, or a collection's for collection-wide operations.
+  public var item: String?
+  /// How many items a search returned (searches only).
+  public var count: Int?
+
+  public init(
+    time: Date = Date(), op: Operation, decision: Decision, app: App, sender: String,
+    item: String? = nil, count: Int? = nil
+  ) {
+    self.time = (time.timeIntervalSince1970 * 1_000_000).rounded() / 1_000_000
+    self.op = op
+    self.decision = decision
+    self.app = app
+    self.sender = sender
+    self.item = item
+    self.count = count
+  }
+
+  /// The record's time.
+  public var date: Date { Date(timeIntervalSince1970: time) }
+
+  /// Whether the record shows something the user did not plainly allow.
+  public var isRefusal: Bool { decision == .denied || decision == .noDisplay }
+}

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+//
+// The access dialog: "APP wants to read N passwords from the keyring". Three pinentry buttons:
+// OK is "Allow once" (the default, so Enter stores nothing), the third button (SETNOTOK) is
+// "Always allow", Cancel is "Deny". Strings the application chose (item labels) are quoted, cut
+// short and cleaned of control and direction-changing characters, so that a label cannot pose
+// as part of keychaind's own sentence.
+
+/// What the user answered.
+public enum AccessChoice: Sendable, Equatable {
+  case allowOnce, allowAlways, deny
+}
+
+/// What the access dialog says.
+public struct AccessQuestion: Sendable {
+  /// The application as the user would recognise it.
+  public var app: String
+  /// How it was identified, in a sentence ("It is identified by its path /usr/bin/foo.").
+  public var identification: String
+  /// The labels of the items it asks for.
+  public var labels: [String]
+  /// Whether "Always allow" is offered (not for an application that cannot be recognised
+  /// again).
+  public var canRemember: Bool
+  /// Whether a grant exists for other content of the program (it changed since).
+  public var changed: Bool
+
+  public init(
+    app: String, identification: String, labels: [String], canRemember: Bool, changed: Bool
+  ) {
+    self.app = app
+    self.identification = identification
+    self.labels = labels
+    self.canRemember = canRemember
+    self.changed = changed
+  }
+
+  /// How many labels are listed before "and N more".
+  static let shownLabels = 5
+  /// How long a listed label may be.
+  static let labelLength = 60
+
+  /// The dialog's description.
+  public var description: String {
+    let count = labels.count
+    let what = count == 1 ? "a password" : "\(count) passwords"
+    var shown = labels.prefix(Self.shownLabels).map { "“\(Self.clean($0))”" }
+      .joined(separator: ", ")
+    if count > Self.shownLabels { shown += " and \(count - Self.shownLabels) more" }
+    var text = "“\(Self.clean(app))” wants to read \(what) it did not store: \(shown)."
+    text += "\n\n\(identification)"
+    if changed { text += " It has changed since you allowed it." }
+    if !canRemember { text += " It can be allowed this once only." }
+    return text
+  }
+
+  /// `text` without control or bidirectional-formatting characters, cut to `labelLength`.
+  static func clean(_ text: String) -> String {
+    let kept = text.unicodeScalars.filter { scalar in
+      let bidi =
+        (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+        || scalar.value == 0x200E || scalar.value == 0x200F
+      return !bidi && !scalar.properties.generalCategory.isControl
+    }
+    let cleaned = String(String.UnicodeScalarView(kept))
+    return cleaned.count > labelLength ? cleaned.prefix(labelLength - 1) + "…" : cleaned
+  }
+}
+
+extension Unicode.GeneralCategory {
+  fileprivate var isControl: Bool { self == .control || self == .format }
+}
+
+extension PasswordDialog {
+  /// Asks whether an application may read items it did not store.
+  public func askAccess(_ question: AccessQuestion) throws(PinentryError) -> AccessChoice {
+    try pinentry.command("SETTITLE", "Keyring access")
+    try pinentry.command("SETPROMPT", "Allow access?")
+    try pinentry.command("SETDESC", question.description)
+    try pinentry.command("SETOK", "Allow once")
+    if question.canRemember { try pinentry.command("SETNOTOK", "Always allow") }
+    try pinentry.command("SETCANCEL", "Deny")
+    do {
+      return try pinentry.confirm() ? .allowOnce : (question.canRemember ? .allowAlways : .deny)
+    } catch .cancelled {
+      return .deny
+    }
+  }
+}

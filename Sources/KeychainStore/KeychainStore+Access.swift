@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+//
+// What per-application access keeps in the store: each item's owner, the grants the user
+// gave, and the audit log's chain key. All are sealed under their collection's data key (see
+// the `v6-access` migration), so they exist for keychaind only while the collection is
+// unlocked, which is also the only time a secret can be read. Owners and grants are loaded
+// once per unlock into memory and kept there until the next lock: deciding an access is then a
+// dictionary lookup.
+
+import Foundation
+import GRDB
+import KeychainAccess
+import KeychainCrypto
+import Synchronization
+
+/// One unlocked collection's owners and grants, as loaded.
+struct CollectionAccess: Sendable {
+  var owners: [Int64: String] = [:]
+  var grants: [AccessGrant] = []
+}
+
+/// Loaded `CollectionAccess` by collection; emptied per collection when it locks.
+final class AccessCache: Sendable {
+  let loaded = Mutex<[String: CollectionAccess]>([:])
+
+  func forget(_ collection: String) { loaded.withLock { $0[collection] = nil } }
+
+  func update(_ collection: String, _ change: (inout CollectionAccess) -> Void) {
+    loaded.withLock { loaded in
+      guard var access = loaded[collection] else { return }
+      change(&access)
+      loaded[collection] = access
+    }
+  }
+}
+
+extension KeychainStore {
+  static func ownerAAD(_ item: ItemID) -> [UInt8] {
+    Array("owner:\(item.collection):\(item.id)".utf8)
+  }
+  static func grantAAD(_ collection: String, _ id: Int64) -> [UInt8] {
+    Array("grant:\(collection):\(id)".utf8)
+  }
+  static func auditKeyAAD(_ collection: String) -> [UInt8] {
+    Array("audit key:\(collection)".utf8)
+  }
+
+  /// The owners and grants of an unlocked collection, loaded on first use after its unlock.
+  func access(_ collection: String) throws -> CollectionAccess {
+    if let known = accessCache.loaded.withLock({ $0[collection] }) { return known }
+    let key = try dataKey(collection)
+    let access = try lookup(database(for: collection)) { db in
+      let id = try collectionID(collection, db)
+      var access = CollectionAccess()
+      for row in try Row.fetchAll(
+        db,
+        sql:
+          "SELECT o.itemID, o.sealed FROM item_owner o JOIN item i ON i.id = o.itemID WHERE i.collectionID = ?",
+        arguments: [id])
+      {
+        let item = ItemID(collection: collection, id: row[0])
+        access.owners[item.id] = try Self.openText(row[1], key: key, aad: Self.ownerAAD(item))
+      }
+      for row in try Row.fetchAll(
+        db, sql: "SELECT id, sealed FROM access_grant WHERE collectionID = ?", arguments: [id])
+      {
+        let json = try Self.openText(row[1], key: key, aad: Self.grantAAD(collection, row[0]))
+        var grant = try JSONDecoder().decode(AccessGrant.self, from: Data(json.utf8))
+        grant.id = row[0]
+        access.grants.append(grant)
+      }
+      return access
+    }
+    // A lock since the load began would leave stale rows in memory: keep them only if the
+    // collection is still unlocked.
+    if !isLocked(collection) { accessCache.loaded.withLock { $0[collection] = access } }
+    return access
+  }
+
+  private static func openText(_ sealed: Data, key: CipherKey, aad: [UInt8]) throws -> String {
+    do {
+      let plain = try AESGCM.open(Array(sealed), key: key, associatedData: aad)
+      return plain.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    } catch CryptoError.authenticationFailed {
+      throw StoreError.corrupt("an access record does not decrypt under its collection's key")
+    }
+  }
+
+  private static func seal(_ text: String, key: CipherKey, aad: [UInt8]) throws -> Data {
+    Data(try AESGCM.seal(Array(text.utf8), key: key, associatedData: aad))
+  }
+
+  /// The identity key that owns `item`, or nil for an item with no owner (stored before access
+  /// control, or imported). The collection must be unlocked.
+  public func owner(of item: ItemID) throws -> String? {
+    try access(item.collection).owners[item.id]
+  }
+
+  /// Each item's owner in an unlocked collection, by item number; items without one are absent.
+  public func owners(in collection: String) throws -> [Int64: String] {
+    try access(collection).owners
+  }
+
+  /// Makes `owner` own `item` (nil: nobody), durably.
+  public func setOwner(_ owner: String?, of item: ItemID) throws {
+    let key = try dataKey(item.collection)
+    try write(item.collection) { db in
+      try Self.writeOwner(owner, of: item, key: key, db)
+    }
+    accessCache.update(item.collection) { $0.owners[item.id] = owner }
+  }
+
+  static func writeOwner(_ owner: String?, of item: ItemID, key: CipherKey, _ db: Database) throws {
+    guard let owner else {
+      try db.execute(sql: "DELETE FROM item_owner WHERE itemID = ?", arguments: [item.id])
+      return
+    }
+    try db.execute(
+      sql: "INSERT OR REPLACE INTO item_owner (itemID, sealed) VALUES (?, ?)",
+      arguments: [item.id, try seal(owner, key: key, aad: ownerAAD(item))])
+  }
+
+  /// The grants of an unlocked collection.
+  public func grants(in collection: String) throws -> [AccessGrant] {
+    try access(collection).grants
+  }
+
+  /// The grants of `collection` that cover `item` for application `app`.
+  public func grants(for app: String, on item: ItemID) throws -> [AccessGrant] {
+    try access(item.collection).grants.filter {
+      $0.app == app && $0.covers(collection: item.collection, item: item.id)
+    }
+  }
+
+  /// Stores `grant` (its `id` is assigned), durably; returns it as stored. An identical grant
+  /// (same application, pin and scope) is not stored twice.
+  @discardableResult
+  public func addGrant(_ grant: AccessGrant) throws -> AccessGrant {
+    if let same = try grants(in: grant.collection).first(where: {
+      $0.app == grant.app && $0.pin == grant.pin && $0.item == grant.item
+    }) {
+      return same
+    }
+    let key = try dataKey(grant.collection)
+    let collection = grant.collection
+    let stored = try write(collection) { db in
+      let collectionID = try collectionID(collection, db)
+      try db.execute(
+        sql: "INSERT INTO access_grant (collectionID, sealed) VALUES (?, x'')",
+        arguments: [collectionID])
+      var stored = grant
+      stored.id = db.lastInsertedRowID
+      let json = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
+      try db.execute(
+        sql: "UPDATE access_grant SET sealed = ? WHERE id = ?",
+        arguments: [
+          try Self.seal(json, key: key, aad: Self.grantAAD(collection, stored.id)), stored.id,
+        ])
+      return stored
+    }
+    accessCache.update(collection) { $0.grants.append(stored) }
+    return stored
+  }
+
+  /// Removes the grants of `collection` numbered `ids`, durably; returns how many there were.
+  /// Works while the collection is locked: revoking needs no password.
+  @discardableResult
+  public func removeGrants(_ ids: [Int64], in collection: String) throws -> Int {
+    guard !ids.isEmpty else { return 0 }
+    let removed = try write(collection, freeingSpace: true) { db in
+      let collectionID = try collectionID(collection, db)
+      var removed = 0
+      for id in ids {
+        try db.execute(
+          sql: "DELETE FROM access_grant WHERE id = ? AND collectionID = ?",
+          arguments: [id, collectionID])
+        removed += db.changesCount
+      }
+      return removed
+    }
+    accessCache.update(collection) { access in access.grants.removeAll { ids.contains($0.id) } }
+    return removed
+  }
+
+  /// The audit log's chain key, sealed under `collection`'s data key: the one already kept for
+  /// another unlocked collection (`known`), else the one this collection holds, else a new one.
+  /// Stored for this collection if it had none, so that unlocking any collection later
+  /// recovers the same key.
+  public func auditKey(from collection: String, known: SecureBytes?) throws -> SecureBytes {
+    let key = try dataKey(collection)
+    let aad = Self.auditKeyAAD(collection)
+    let held = try lookup(database(for: collection)) { db in
+      try Data.fetchOne(
+        db,
+        sql: "SELECT sealed FROM audit_key WHERE collectionID = ?",
+        arguments: [try collectionID(collection, db)])
+    }
+    if let held, known == nil {
+      do {
+        return try AESGCM.open(Array(held), key: key, associatedData: aad)
+      } catch CryptoError.authenticationFailed {
+        throw StoreError.corrupt("the audit key of \(collection) does not decrypt")
+      }
+    }
+    let chosen = known ?? SecureBytes.random(count: 32)
+    let holdsChosen =
+      try held.map { try AESGCM.open(Array($0), key: key, associatedData: aad) == chosen } ?? false
+    if !holdsChosen {
+      let sealed = Data(try AESGCM.seal(chosen, key: key, associatedData: aad))
+      try write(collection) { db in
+        try db.execute(
+          sql: "INSERT OR REPLACE INTO audit_key (collectionID, sealed) VALUES (?, ?)",
+          arguments: [try collectionID(collection, db), sealed])
+      }
+    }
+    return chosen
+  }
+}
