@@ -131,6 +131,25 @@ extension Connection {
     return credentials
   }
 
+  /// Unique names of connections as they arrive on the bus, from `NameOwnerChanged`.
+  public func peerArrivals() async throws(DBusError) -> AsyncStream<BusName> {
+    let changes = try await signals(
+      matching: MatchRule(
+        sender: .bus, interface: .bus, member: "NameOwnerChanged", arguments: [1: ""]))
+    return AsyncStream { continuation in
+      let task = Task {
+        for await change in changes {
+          guard let name = change.body.first?.string, name.hasPrefix(":"),
+            let peer = BusName(validating: name)
+          else { continue }
+          continuation.yield(peer)
+        }
+        continuation.finish()
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
+
   /// Unique names of connections as they leave the bus, from `NameOwnerChanged`. Subscribe
   /// before handing out per-caller state, so that no departure is missed.
   public func peerDisconnections() async throws(DBusError) -> AsyncStream<BusName> {

@@ -71,6 +71,13 @@ extension SecretService {
         LockingMethods.getLockPolicy, LockingMethods.setLockPolicy, LockingMethods.lastLoginUnlock,
       ])
 
+    public static let access = Interface(
+      accessInterface,
+      methods: [
+        AccessMethods.identify, AccessMethods.list, AccessMethods.allow, AccessMethods.revoke,
+        AccessMethods.learn, AccessMethods.verifyAudit,
+      ])
+
     /// The Flatpak secret portal's backend.
     public static let portal = Interface(
       PortalMethods.interface, methods: [PortalMethods.retrieveSecret],

@@ -28,6 +28,9 @@ public enum SecretService {
   public static let importInterface: InterfaceName = "org.keychain_linux.Import"
   /// keychaind's own: each collection's lock policy, and how login was last unlocked.
   public static let lockingInterface: InterfaceName = "org.keychain_linux.Locking"
+  /// keychaind's own: per-application access grants and the audit log (`keychainctl access`,
+  /// `keychainctl audit`).
+  public static let accessInterface: InterfaceName = "org.keychain_linux.Access"
 }
 
 extension ErrorName {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 
 import Foundation
+import KeychainAccess
 import KeychainCrypto
 import KeychainDBus
 import KeychainStore
@@ -60,10 +61,11 @@ struct CollectionInterface: DBusInterface {
     let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
     let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
     let contentType = secret.contentType.isEmpty ? "text/plain" : secret.contentType
+    let owner = view.creator
     let (item, replaced) = try await view.write(using: [name]) { [name, label, attributes] in
       try $0.createItem(
         in: name, label: label, attributes: attributes, secret: plaintext,
-        contentType: contentType, replace: replace)
+        contentType: contentType, replace: replace, owner: owner)
     }
     view.record(replaced ? .itemReplaced(item) : .itemCreated(item))
     return (Resolver.path(of: item), SecretPath.none)
@@ -163,7 +165,7 @@ struct ItemInterface: DBusInterface {
 
   func delete(_ request: MethodRequest) async throws -> ObjectPath {
     let view = StoreView(request, state: state)
-    try view.requireUnlocked(item, else: SecretServiceError.Locked.delete)
+    try view.requireUnlocked(item, for: .delete, else: SecretServiceError.Locked.delete)
     let attributes = try view.info(item)?.attributes ?? [:]
     try await view.write { [item] in try $0.deleteItem(item) }
     view.record(.itemDeleted(item, attributes: attributes))
@@ -173,7 +175,7 @@ struct ItemInterface: DBusInterface {
   func getSecret(_ request: MethodRequest, session: ObjectPath) async throws -> Secret {
     let view = StoreView(request, state: state)
     let cipher = try state.sessions.cipher(session, caller: request.caller)
-    try view.requireUnlocked(item, else: SecretServiceError.Locked.getSecret)
+    try view.requireUnlocked(item, for: .read, else: SecretServiceError.Locked.getSecret)
     let (secret, contentType) = try view.secret(of: item)
     let (parameters, value) = try cipher.encrypt(secret)
     return Secret(session: session, parameters: parameters, value: value, contentType: contentType)
@@ -182,7 +184,7 @@ struct ItemInterface: DBusInterface {
   func setSecret(_ request: MethodRequest, secret: Secret) async throws {
     let view = StoreView(request, state: state)
     let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
-    try view.requireUnlocked(item, else: SecretServiceError.Locked.setSecret)
+    try view.requireUnlocked(item, for: .write, else: SecretServiceError.Locked.setSecret)
     let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
     try await view.write(using: [item.collection]) { [item] in
       try $0.setSecret(plaintext, contentType: secret.contentType, of: item)
@@ -257,7 +259,7 @@ struct ItemInterface: DBusInterface {
     _ write: @escaping @Sendable (KeychainStore) throws -> Void
   ) async throws {
     let view = StoreView(request, state: state)
-    try view.requireUnlocked(item, else: SecretServiceError.Locked.setProperty)
+    try view.requireUnlocked(item, for: .write, else: SecretServiceError.Locked.setProperty)
     try await view.write(write)
     view.record(.itemChanged(item, properties: changed))
   }

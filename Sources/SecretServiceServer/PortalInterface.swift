@@ -118,7 +118,7 @@ struct PortalInterface: DBusInterface {
     let (item, _) = try store.createItem(
       in: collection, label: "Application key for \(appID)",
       attributes: ["app_id": appID, "xdg:schema": schema], secret: key,
-      contentType: "application/octet-stream", replace: false)
+      contentType: "application/octet-stream", replace: false, owner: "portal:\(appID)")
     return (key, item)
   }
 

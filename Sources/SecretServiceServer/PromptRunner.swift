@@ -40,9 +40,15 @@ final class PromptRunner: Sendable {
   let pinentry: String?
   let logger: Logger
   let unlocker: Unlocker
+  /// Asks about items an application may not read yet.
+  let access: AccessControl
   private let queue = PromptQueue()
 
-  init(store: KeychainStore, pinentry: String?, logger: Logger, unlocker: Unlocker) {
+  init(
+    store: KeychainStore, pinentry: String?, logger: Logger, unlocker: Unlocker,
+    access: AccessControl
+  ) {
+    self.access = access
     self.store = store
     self.pinentry = pinentry
     self.logger = logger
@@ -97,11 +103,11 @@ final class PromptRunner: Sendable {
   /// The prompt's work, blocking: dialogs, key derivation, the store.
   private func perform(_ action: PromptAction, _ handle: DialogHandle) throws -> PromptOutcome {
     switch action {
-    case .unlock(let collections, let objects, let app):
+    case .unlock(let collections, let objects, let app, let access):
       // Another prompt may have unlocked them while this one waited in the queue.
       let locked = collections.filter { store.isLocked($0) }
       var outcome = PromptOutcome(dismissed: false, result: objects.dbusValue)
-      guard !locked.isEmpty else { return outcome }
+      guard !locked.isEmpty || access != nil else { return outcome }
       let dialog = try handle.open(pinentry, logger: logger)
       defer { dialog.close() }
       for collection in locked {
@@ -121,6 +127,10 @@ final class PromptRunner: Sendable {
         }
         outcome.unlocked.append(collection)
         outcome.hooked.merge(hooked)
+      }
+      if let access, !self.access.ask(access, in: dialog, store: store) {
+        outcome.dismissed = true
+        outcome.result = action.emptyResult
       }
       return outcome
     case .createCollection(let label, let alias):

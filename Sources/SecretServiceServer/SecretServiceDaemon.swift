@@ -24,6 +24,7 @@ struct SecretTree: ObjectTree {
       return [
         ServiceInterface(state: state), GnomeKeyringInterface(state: state),
         ImportInterface(state: state), LockingInterface(state: state),
+        AccessInterface(state: state),
       ]
     case .collection, .alias:
       return try Resolver.collection(parsed, in: store).map {
@@ -70,15 +71,16 @@ public final class SecretServiceDaemon: Sendable {
   ///   - lockDefaults: when collections lock by themselves unless they say otherwise
   ///     (keychaind.conf; see `lock(on:where:)`).
   ///   - clock: the time "unused" is measured by (a `ManualClock` in tests).
+  ///   - access: per-application access and the audit log (off unless asked for).
   public init(
     store: KeychainStore, pinentry: String? = "pinentry", logger: Logger,
     holdingCalls: Bool = false,
     passwordHook: PasswordHook? = nil, lockDefaults: LockPolicy = LockPolicy(),
-    clock: any DaemonClock = SystemClock()
+    clock: any DaemonClock = SystemClock(), access: AccessSettings = AccessSettings()
   ) {
     state = ServiceState(
       store: store, pinentry: pinentry, logger: logger, holdingCalls: holdingCalls,
-      passwordHook: passwordHook, lockDefaults: lockDefaults, clock: clock)
+      passwordHook: passwordHook, lockDefaults: lockDefaults, clock: clock, access: access)
     self.logger = logger
   }
 
@@ -92,6 +94,7 @@ public final class SecretServiceDaemon: Sendable {
   /// this from the bus's NameOwnerChanged; an in-memory test says it).
   public func callerLeft(_ peer: BusName, on connection: (any MessageTransport)? = nil) async {
     await state.dropPeer(peer)
+    state.access.peerLeft(peer)
     if let connection, let kwallet = kwallet.withLock({ $0 }) {
       await kwallet.callerLeft(peer, on: connection)
     }
@@ -124,6 +127,14 @@ public final class SecretServiceDaemon: Sendable {
     let departures = try await connection.peerDisconnections()
     Task { [self] in
       for await peer in departures { await callerLeft(peer, on: connection) }
+    }
+    if state.access.isOn {
+      // When each caller connected, to tell its process from a later one with the same pid.
+      let arrivals = try await connection.peerArrivals()
+      let access = state.access
+      Task {
+        for await peer in arrivals { access.peerArrived(peer) }
+      }
     }
     // A fallback at the root: every path of the tree, and the parents introspection walks.
     try await connection.register(objectServer(), at: .root)
@@ -164,7 +175,8 @@ public final class SecretServiceDaemon: Sendable {
     return ObjectServer(
       tree,
       filters: [
-        state.gate, UseTracking(state: state), MemoryReleaseFilter(), EventFilter(state: state),
+        state.gate, AccessFilter(state: state), UseTracking(state: state), MemoryReleaseFilter(),
+        EventFilter(state: state),
       ],
       logger: logger,
       maximumByteArray: StoreLimits.maxSecretBytes + 16)

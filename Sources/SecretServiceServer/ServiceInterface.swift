@@ -139,18 +139,28 @@ struct ServiceInterface: DBusInterface {
     var unlocked: [ObjectPath] = []
     var pending: [ObjectPath] = []
     var collections: [String] = []
+    var asked: [ItemID] = []
     for object in objects {
       guard let collection = try view.owningCollection(object) else { continue }
+      let item = try SecretPath(object).flatMap { try view.itemID(at: $0) }
       if view.isLocked(collection) {
         pending.append(object)
         if !collections.contains(collection) { collections.append(collection) }
+        if let item { asked.append(item) }
+      } else if let item, view.isLocked(item) {
+        // Locked for this caller only: its application may not read the item yet.
+        guard view.mayAsk(about: item) else { continue }
+        pending.append(object)
+        asked.append(item)
       } else {
         unlocked.append(object)
       }
     }
     guard !pending.isEmpty else { return (unlocked, SecretPath.none) }
+    let access = try view.accessAsk(for: asked)
     let prompt = try await state.makePrompt(
-      owner: request.caller, action: .unlock(collections: collections, objects: pending))
+      owner: request.caller,
+      action: .unlock(collections: collections, objects: pending, access: access))
     return (unlocked, prompt)
   }
 

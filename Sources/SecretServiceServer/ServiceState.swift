@@ -13,8 +13,11 @@ import Synchronization
 /// What a prompt does when it runs.
 enum PromptAction: Sendable {
   /// Unlock these collections; on success the result is `objects` (the paths as given). With
-  /// `forApp`, the dialog names the (Flatpak) application that asks.
-  case unlock(collections: [String], objects: [ObjectPath], forApp: String? = nil)
+  /// `forApp`, the dialog names the (Flatpak) application that asks. With `access`, the items
+  /// its application may not read yet are then asked about (`access-control = protect`).
+  case unlock(
+    collections: [String], objects: [ObjectPath], forApp: String? = nil,
+    access: AccessAsk? = nil)
   /// Create a collection with this label and alias; the result is its path.
   case createCollection(label: String, alias: String)
   /// Change the password of a collection (gnome-keyring's ChangeWithPrompt); the result is
@@ -90,19 +93,23 @@ actor ServiceState {
 
   /// Every unlock with a password goes through it.
   nonisolated let unlocker: Unlocker
+  /// Per-application access and the audit log (see `AccessControl`).
+  nonisolated let access: AccessControl
 
   init(
     store: KeychainStore, pinentry: String?, logger: Logger, holdingCalls: Bool,
-    passwordHook: PasswordHook?, lockDefaults: LockPolicy, clock: any DaemonClock
+    passwordHook: PasswordHook?, lockDefaults: LockPolicy, clock: any DaemonClock,
+    access: AccessSettings
   ) {
     self.store = store
+    self.access = AccessControl(access, logger: logger)
     self.clock = clock
     self.lockDefaults = lockDefaults
     gate = CallGate(open: !holdingCalls)
     self.logger = logger
     unlocker = Unlocker(store: store, hook: passwordHook, logger: logger)
     prompter = PromptRunner(
-      store: store, pinentry: pinentry, logger: logger, unlocker: unlocker)
+      store: store, pinentry: pinentry, logger: logger, unlocker: unlocker, access: self.access)
   }
 
   private func makeID(_ prefix: String) -> String {
@@ -208,6 +215,7 @@ actor ServiceState {
   /// background, and what damage showed is repaired and logged by object path.
   nonisolated func unlocked(_ collections: [String]) {
     noteUse(collections)
+    access.collectionsUnlocked(collections, store: store)
     let (store, logger) = (store, logger)
     for collection in collections {
       Task {

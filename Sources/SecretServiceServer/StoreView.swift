@@ -3,14 +3,16 @@
 // The store as one call's caller sees it: the one seam between a call and the store. Handlers
 // and the object tree read and write only through it, so the questions that may get a
 // different answer for each caller ("is this item locked?", "which matches may it read?")
-// are answered in this file and nowhere else. Today every caller gets the same answers: an
-// item is locked for a caller exactly when its collection is. Per-application access decides
-// here, from `request.callerCredentials()`, what a given application may read.
+// are answered in this file and nowhere else. An item is locked for a caller when its
+// collection is, and, with `access-control = protect`, when the caller's application neither
+// owns it nor was allowed it (`AccessControl`): libsecret's clients then call `Unlock`, which
+// asks the user. Every read of a secret is noted for the audit log.
 //
 // Reads run where the call is (on the connection's thread, without a hop); writes run on a
 // blocking thread by construction (`write`). What a call used is recorded on its request, and
 // the daemon's call filters act on it after the call (`UseTracking`, `MemoryReleaseFilter`).
 
+import KeychainAccess
 import KeychainCrypto
 import KeychainDBus
 import KeychainStore
@@ -32,12 +34,34 @@ struct StoreView: Sendable {
   /// Whether the caller must unlock `collection` before using its items.
   func isLocked(_ collection: String) -> Bool { store.isLocked(collection) }
 
-  /// Whether the caller must unlock `item` before reading or changing it.
-  func isLocked(_ item: ItemID) -> Bool { isLocked(item.collection) }
+  /// Whether the caller must unlock `item` before reading or changing it: its collection is
+  /// locked, or its application may not use it yet.
+  func isLocked(_ item: ItemID) -> Bool {
+    if isLocked(item.collection) { return true }
+    guard state.access.enforces, let caller else { return false }
+    return !state.access.allows(caller, item, in: store)
+  }
 
-  /// Throws `error` (the method's own Locked error) unless the caller may use `item` now.
-  func requireUnlocked(_ item: ItemID, else error: DBusError) throws(DBusError) {
-    guard !isLocked(item) else { throw error }
+  /// The application making the call; nil with access control off.
+  var caller: CallerApp? { request.context.value(CallerApp.self) }
+
+  /// The identity key new items are owned by: the caller's, when it can be remembered.
+  var creator: String? {
+    guard let identity = caller?.identity, identity.isRememberable else { return nil }
+    return identity.key
+  }
+
+  /// Throws `error` (the method's own Locked error) unless the caller may use `item` now for
+  /// `operation`; a refusal by the access rules is noted for the audit log.
+  func requireUnlocked(
+    _ item: ItemID, for operation: AuditRecord.Operation, else error: DBusError
+  ) throws(DBusError) {
+    guard !isLocked(item.collection) else { throw error }
+    guard state.access.enforces, let caller, !state.access.allows(caller, item, in: store) else {
+      return
+    }
+    note(operation, .denied, item)
+    throw error
   }
 
   /// Throws `error` unless the caller may use `collection`'s items now.
@@ -52,8 +76,16 @@ struct StoreView: Sendable {
   func search(_ attributes: [String: String], in collection: String? = nil) throws
     -> (readable: [ItemID], locked: [ItemID])
   {
-    let (unlocked, locked) = try store.searchItems(attributes, in: collection)
+    var (unlocked, locked) = try store.searchItems(attributes, in: collection)
     if unlocked.count + locked.count >= MemoryRelease.largeList { noteLargeAnswer() }
+    if state.access.enforces, let caller {
+      let access = state.access
+      let refused = unlocked.filter { !access.allows(caller, $0, in: store) }
+      if !refused.isEmpty {
+        unlocked.removeAll { refused.contains($0) }
+        locked = (locked + refused).sorted()
+      }
+    }
     return (unlocked, locked)
   }
 
@@ -69,7 +101,8 @@ struct StoreView: Sendable {
   func secret(of item: ItemID, notingUse: Bool = true) throws
     -> (secret: SecureBytes, contentType: String)
   {
-    guard !isLocked(item) else { throw StoreError.locked(collection: item.collection) }
+    guard !isLocked(item.collection) else { throw StoreError.locked(collection: item.collection) }
+    try checkAccess(.read, item)
     let read = try store.secret(of: item)
     if notingUse { noteUse(item.collection) }
     if read.secret.count >= MemoryRelease.largeSecret { noteLargeAnswer() }
@@ -126,6 +159,65 @@ struct StoreView: Sendable {
   /// collection's key, and writes nothing.
   func lock(_ collection: String) throws { try store.lock(collection) }
 
+  // MARK: Access
+
+  /// Notes `operation` on `item` for the audit log with what the rules say; throws
+  /// `StoreError.locked` when they refuse it (`protect` only).
+  func checkAccess(_ operation: AuditRecord.Operation, _ item: ItemID) throws {
+    guard let caller else { return }
+    switch state.access.answer(for: caller, item: item, in: store) {
+    case .allow(let why):
+      note(operation, why, item)
+    case .ask:
+      guard state.access.enforces else { return note(operation, .wouldAsk, item) }
+      note(operation, .denied, item)
+      throw StoreError.locked(collection: item.collection)
+    }
+  }
+
+  /// Whether the user may be asked about `item` for this caller now: not if its application
+  /// denied it moments ago (noted as a refusal).
+  func mayAsk(about item: ItemID) -> Bool {
+    guard let caller, state.access.recentlyDenied(caller, item) else { return true }
+    note(.read, .denied, item)
+    return false
+  }
+
+  /// What an Unlock prompt must ask about `items` after any password: nothing outside
+  /// `protect`. A caller with no display to show a dialog on gets an error naming the command
+  /// that grants access instead.
+  func accessAsk(for items: [ItemID]) throws(DBusError) -> AccessAsk? {
+    guard state.access.enforces, let caller, !items.isEmpty else { return nil }
+    guard caller.hasDisplay else {
+      let refused = items.filter { !isLocked($0.collection) && isLocked($0) }
+      guard !refused.isEmpty else { return AccessAsk(caller: caller, items: items) }
+      for item in refused { note(.read, .noDisplay, item) }
+      throw DBusError(
+        .accessDenied,
+        "\(caller.identity.display) may not read \(refused.count == 1 ? "this item" : "these items") "
+          + "and there is no display to ask on; allow it with: keychainctl access allow --app '\(caller.identity.key.isEmpty ? "PROGRAM" : caller.identity.key)' "
+          + refused.map { Resolver.path(of: $0).rawValue }.joined(separator: " ")
+          + " --password-stdin")
+    }
+    return AccessAsk(caller: caller, items: items)
+  }
+
+  /// Notes an access for the audit log (see `AccessFilter`).
+  func note(_ operation: AuditRecord.Operation, _ decision: AuditRecord.Decision, _ item: ItemID) {
+    note(operation, decision, Resolver.path(of: item))
+  }
+
+  /// Notes an access to the object at `path` (an item, or a collection for collection-wide
+  /// grants).
+  func note(
+    _ operation: AuditRecord.Operation, _ decision: AuditRecord.Decision, _ path: ObjectPath
+  ) {
+    guard state.access.isOn else { return }
+    request.context.modify(AccessNotes()) {
+      $0.entries.append((operation, decision, path.rawValue))
+    }
+  }
+
   // MARK: What the call used
 
   /// Notes that the call read or wrote a secret of `collection` (see `UseTracking`).
@@ -140,6 +232,11 @@ struct StoreView: Sendable {
   func noteLargeAnswer() {
     request.context.modify(CallUse()) { $0.large = true }
   }
+}
+
+/// The accesses a call made, for the audit log.
+struct AccessNotes: Sendable {
+  var entries: [(AuditRecord.Operation, AuditRecord.Decision, String)] = []
 }
 
 /// What a call used, recorded on its request by its `StoreView`.

@@ -4,6 +4,7 @@
 // the plain one of systemd and most daemons, which no configuration library here reads.
 
 import Foundation
+import KeychainAccess
 import KeychainStore
 
 /// The settings of keychaind.conf.
@@ -14,6 +15,10 @@ struct Configuration: Equatable {
   var dataDirectory: String?
   /// Whether keychaind serves KDE's KWallet API on org.kde.kwalletd5 and org.kde.kwalletd6.
   var kwallet = true
+  /// Per-application access: `audit` identifies and logs every access and changes no reply;
+  /// `protect` locks items for applications that neither own them nor were allowed them;
+  /// `off` does neither.
+  var accessControl = AccessMode.audit
   /// When collections lock by themselves, for those that do not say otherwise (see
   /// `LockPolicy`): on screen lock, before sleep and at the last logout; no idle or unused
   /// timer.
@@ -66,6 +71,12 @@ struct Configuration: Equatable {
           throw Failure(description: "\(origin):\(number + 1): kwallet is true or false")
         }
         configuration.kwallet = on
+      case "access-control":
+        guard let mode = AccessMode(rawValue: value.lowercased()) else {
+          let modes = AccessMode.allCases.map(\.rawValue).joined(separator: ", ")
+          throw Failure(description: "\(origin):\(number + 1): access-control is one of \(modes)")
+        }
+        configuration.accessControl = mode
       case _ where LockPolicy.settingNames.contains(key):
         guard let setting = LockPolicy.value(of: key, from: value) else {
           let kind =

@@ -5,6 +5,7 @@
 import ArgumentParser
 import Foundation
 import KWalletProtocol
+import KeychainAccess
 import KeychainCrypto
 import KeychainDBus
 import KeychainSession
@@ -118,7 +119,10 @@ struct Keychaind: AsyncParsableCommand {
       store: store, pinentry: pinentry, logger: logger, holdingCalls: password != nil,
       passwordHook: GnomeKeyringMigration.hook(
         store: store, environment: environment, logger: logger),
-      lockDefaults: configuration.lockDefaults)
+      lockDefaults: configuration.lockDefaults,
+      access: AccessSettings(
+        mode: configuration.accessControl,
+        auditDirectory: AuditLog.defaultDirectory(environment)))
     if configuration.kwallet {
       daemon.serveKWallet(kwalletrc: KWalletSettings.path(environment))
     }

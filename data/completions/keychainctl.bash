@@ -173,13 +173,13 @@ _keychainctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    store|lookup|search|clear|lock|unlock|add-generic-password|find-generic-password|delete-generic-password|add-internet-password|find-internet-password|delete-internet-password|list|create|delete|set-default|passwd|status|check|import|export|doctor|pam-unlock|lock-policy|help)
+    store|lookup|search|clear|lock|unlock|add-generic-password|find-generic-password|delete-generic-password|add-internet-password|find-internet-password|delete-internet-password|list|create|delete|set-default|passwd|status|check|import|export|doctor|pam-unlock|lock-policy|access|audit|help)
         # Offer subcommand argument completions
         "_keychainctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'store lookup search clear lock unlock add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password list create delete set-default passwd status check import export doctor pam-unlock lock-policy help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'store lookup search clear lock unlock add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password list create delete set-default passwd status check import export doctor pam-unlock lock-policy access audit help' -- "${cur}"))
         ;;
     esac
 }
@@ -627,6 +627,150 @@ _keychainctl_lock-policy() {
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options -1
+}
+
+_keychainctl_access() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __keychainctl_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    whoami|list|allow|revoke|learn)
+        # Offer subcommand argument completions
+        "_keychainctl_access_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'whoami list allow revoke learn' -- "${cur}"))
+        ;;
+    esac
+}
+
+_keychainctl_access_whoami() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __keychainctl_offer_flags_options 0
+}
+
+_keychainctl_access_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __keychainctl_offer_flags_options 0
+}
+
+_keychainctl_access_allow() {
+    repeating_flags=()
+    non_repeating_flags=(--password-stdin -h --help)
+    repeating_options=()
+    non_repeating_options=(--app)
+    __keychainctl_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--app')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_access_revoke() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=(--app)
+    __keychainctl_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--app')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_access_learn() {
+    repeating_flags=()
+    non_repeating_flags=(--dry-run --password-stdin -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __keychainctl_offer_flags_options 0
+}
+
+_keychainctl_audit() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __keychainctl_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    show|verify|summary)
+        # Offer subcommand argument completions
+        "_keychainctl_audit_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'show verify summary' -- "${cur}"))
+        ;;
+    esac
+}
+
+_keychainctl_audit_show() {
+    repeating_flags=()
+    non_repeating_flags=(--json -h --help)
+    repeating_options=()
+    non_repeating_options=(--since --app)
+    __keychainctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--since')
+        return
+        ;;
+    '--app')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_audit_verify() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __keychainctl_offer_flags_options 0
+}
+
+_keychainctl_audit_summary() {
+    repeating_flags=()
+    non_repeating_flags=(--json -h --help)
+    repeating_options=()
+    non_repeating_options=(--since --app)
+    __keychainctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--since')
+        return
+        ;;
+    '--app')
+        return
+        ;;
+    esac
 }
 
 _keychainctl_help() {

@@ -124,12 +124,13 @@ struct KWalletFolders {
   /// Writes `entry` at `folder`/`key`, replacing what the key held.
   func write(_ entry: KWalletEntry, _ folder: String, _ key: String) async throws {
     let collection = collection
+    let owner = view.creator
     let events = try await view.write(using: [collection]) { store -> [StoreEvent] in
       let attributes = entry.attributes(folder: folder, key: key)
       let (item, replaced) = try store.createItem(
         in: collection, label: Entry.label(folder: folder, key: key), attributes: attributes,
         secret: SecureBytes(copying: entry.secret), contentType: Entry.contentType,
-        replace: true)
+        replace: true, owner: owner)
       var events: [StoreEvent] = [replaced ? .itemReplaced(item) : .itemCreated(item)]
       // The key's items of another KWallet kind go: one key, one entry.
       let others = try store.searchItems(

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+//
+// keychaind's `org.keychain_linux.Access`, for `keychainctl access` and `keychainctl audit`.
+
+import Foundation
+import KeychainCrypto
+import KeychainDBus
+import SecretServiceProtocol
+
+extension SecretServiceClient {
+  /// This process's identity as keychaind resolves it: key, kind and display name.
+  public func accessIdentity() async throws -> (key: String, kind: String, display: String) {
+    try await call(Self.service, SecretService.AccessMethods.identify)
+  }
+
+  /// The mode, grants and owners of the unlocked collections.
+  public func accessListing() async throws -> AccessListing {
+    let json: String = try await call(Self.service, SecretService.AccessMethods.list)
+    return try JSONDecoder().decode(AccessListing.self, from: Data(json.utf8))
+  }
+
+  /// Grants `app` read access to `objects` (items or collections); `password` must open each
+  /// collection involved. Returns how many grants were made.
+  public func allowAccess(app: String, objects: [ObjectPath], password: SecureBytes) async throws
+    -> UInt32
+  {
+    try await call(
+      Self.service, SecretService.AccessMethods.allow, app, objects,
+      try secretValue(password, contentType: "text/plain"))
+  }
+
+  /// Removes `app`'s grants on `objects`; returns how many.
+  public func revokeAccess(app: String, objects: [ObjectPath]) async throws -> UInt32 {
+    try await call(Self.service, SecretService.AccessMethods.revoke, app, objects)
+  }
+
+  /// The grants the audit log's `would-ask` reads call for (`APP ITEM_PATH` each), made unless
+  /// `dryRun`.
+  public func learnAccess(password: SecureBytes, dryRun: Bool) async throws -> [String] {
+    try await call(
+      Self.service, SecretService.AccessMethods.learn,
+      try secretValue(password, contentType: "text/plain"), dryRun)
+  }
+
+  /// Whether the audit log's chain is intact, its first problem, and how many records checked.
+  public func verifyAudit() async throws -> (intact: Bool, problem: String, records: UInt64) {
+    try await call(Self.service, SecretService.AccessMethods.verifyAudit)
+  }
+}

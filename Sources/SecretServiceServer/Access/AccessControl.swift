@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+//
+// Per-application access in the daemon: who each bus connection is (resolved once, kept until
+// it leaves), what the user allowed for this process only, recent denials, and the audit log.
+// The rules themselves are `AccessPolicy`'s; the store keeps owners and grants. `StoreView`
+// asks here whether a caller may use an item, and `AccessFilter` writes what each call did to
+// the audit log.
+
+import Foundation
+import KeychainAccess
+import KeychainCrypto
+import KeychainDBus
+import KeychainStore
+import Logging
+import Synchronization
+
+/// How access control is set up (keychaind.conf's `access-control`, and where the audit log
+/// goes).
+public struct AccessSettings: Sendable {
+  public var mode: AccessMode
+  /// The audit log's directory; nil keeps no log (only with mode `off`, or in tests).
+  public var auditDirectory: String?
+
+  public init(mode: AccessMode = .off, auditDirectory: String? = nil) {
+    self.mode = mode
+    self.auditDirectory = auditDirectory
+  }
+}
+
+/// The application behind one bus connection.
+struct CallerApp: Sendable {
+  let identity: AppIdentity
+  let pid: UInt32?
+  let sender: BusName
+  /// Whether it runs where a dialog could reach its user (a graphical session).
+  let hasDisplay: Bool
+
+  /// The key its denials and allow-once answers are kept under: its identity, or its
+  /// connection for an application that cannot be remembered.
+  var memoryKey: String { identity.isRememberable ? identity.key : "bus:\(sender.rawValue)" }
+
+  var auditApp: AuditRecord.App { AuditRecord.App(identity, pid: pid) }
+}
+
+/// The daemon's access control (see the top of this file).
+final class AccessControl: Sendable {
+  let mode: AccessMode
+  let audit: AuditLog?
+  let resolver = IdentityResolver()
+  let logger: Logger
+  /// How long a Deny keeps the same application from being asked about the same item again.
+  static let denialQuiet: TimeInterval = 5
+
+  private struct State {
+    var callers: [BusName: CallerApp] = [:]
+    /// When each unique name appeared on the bus, in clock ticks after boot.
+    var arrivals: [BusName: UInt64] = [:]
+    /// Items each connection was allowed once.
+    var once: [BusName: Set<ItemID>] = [:]
+    /// Until when an application is not asked again about an item.
+    var denied: [String: [ItemID: Date]] = [:]
+    var auditKey: SecureBytes?
+  }
+  private let state = Mutex(State())
+
+  init(_ settings: AccessSettings, logger: Logger) {
+    mode = settings.mode
+    self.logger = logger
+    if settings.mode != .off, let directory = settings.auditDirectory {
+      do {
+        audit = try AuditLog(directory: directory, logger: logger)
+      } catch {
+        logger.error("audit log: cannot open \(directory): \(error); accesses are not recorded")
+        audit = nil
+      }
+    } else {
+      audit = nil
+    }
+  }
+
+  var isOn: Bool { mode != .off }
+  var enforces: Bool { mode == .protect }
+
+  // MARK: Callers
+
+  /// Notes that unique name `peer` appeared on the bus now.
+  func peerArrived(_ peer: BusName) {
+    let now = Self.ticksSinceBoot()
+    state.withLock { $0.arrivals[peer] = now }
+  }
+
+  /// Forgets everything about a connection that left: its identity and its allow-once answers.
+  func peerLeft(_ peer: BusName) {
+    state.withLock { state in
+      state.callers[peer] = nil
+      state.arrivals[peer] = nil
+      state.once[peer] = nil
+    }
+  }
+
+  /// The application behind the call's connection, resolved on its first call.
+  func caller(of request: MethodRequest) async -> CallerApp {
+    let sender = request.caller
+    if let known = state.withLock({ $0.callers[sender] }) { return known }
+    let credentials = try? await request.callerCredentials()
+    let arrival = state.withLock { $0.arrivals[sender] }
+    let identity: AppIdentity
+    var display = false
+    if let pid = credentials?.pid {
+      identity = resolver.identity(
+        pid: pid, startTime: credentials?.processStartTime, arrival: arrival)
+      display = ProcessFacts.hasDisplay(pid: pid)
+    } else {
+      identity = .unknown(pid: nil, why: "the bus gave no process id")
+    }
+    let caller = CallerApp(
+      identity: identity, pid: credentials?.pid, sender: sender, hasDisplay: display)
+    state.withLock { $0.callers[sender] = caller }
+    logger.debug("caller \(sender.rawValue) is \(identity.kind.rawValue) \(identity.key)")
+    return caller
+  }
+
+  /// Clock ticks after boot now, the unit of `/proc/PID/stat`'s start time.
+  static func ticksSinceBoot() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_BOOTTIME, &now)
+    let hertz = UInt64(max(sysconf(Int32(_SC_CLK_TCK)), 1))
+    return UInt64(now.tv_sec) * hertz + UInt64(now.tv_nsec) * hertz / 1_000_000_000
+  }
+
+  // MARK: Decisions
+
+  /// Whether `caller` may use `item` (an unlocked collection's) without asking, and why.
+  func answer(for caller: CallerApp, item: ItemID, in store: KeychainStore) -> AccessAnswer {
+    let once = state.withLock { $0.once[caller.sender]?.contains(item) ?? false }
+    let owner = try? store.owner(of: item)
+    let grants =
+      caller.identity.isRememberable
+      ? ((try? store.grants(for: caller.identity.key, on: item)) ?? []) : []
+    return AccessPolicy.decide(caller.identity, owner: owner, grants: grants, allowedOnce: once)
+  }
+
+  /// Whether `caller` may read `item` now (the collection being unlocked): always outside
+  /// `protect`.
+  func allows(_ caller: CallerApp, _ item: ItemID, in store: KeychainStore) -> Bool {
+    guard enforces else { return true }
+    if case .allow = answer(for: caller, item: item, in: store) { return true }
+    return false
+  }
+
+  /// The user allowed `items` once: for the rest of this connection.
+  func allowOnce(_ caller: CallerApp, _ items: [ItemID]) {
+    state.withLock { $0.once[caller.sender, default: []].formUnion(items) }
+  }
+
+  /// The user denied `items`: the same application is not asked about them for a while.
+  func deny(_ caller: CallerApp, _ items: [ItemID]) {
+    let until = Date().addingTimeInterval(Self.denialQuiet)
+    state.withLock { state in
+      for item in items { state.denied[caller.memoryKey, default: [:]][item] = until }
+    }
+  }
+
+  /// Whether the application denied `item` moments ago.
+  func recentlyDenied(_ caller: CallerApp, _ item: ItemID) -> Bool {
+    let now = Date()
+    return state.withLock { state in
+      guard let until = state.denied[caller.memoryKey]?[item] else { return false }
+      if until <= now { state.denied[caller.memoryKey]?[item] = nil }
+      return until > now
+    }
+  }
+
+  // MARK: The audit log
+
+  /// After `collections` were unlocked: the audit log's key is read from (or kept in) the
+  /// first of them that can give it, and records waiting for it are written.
+  func collectionsUnlocked(_ collections: [String], store: KeychainStore) {
+    guard let audit else { return }
+    for collection in collections where collection != KeychainStore.sessionCollection {
+      let known = state.withLock { $0.auditKey }
+      do {
+        let key = try store.auditKey(from: collection, known: known)
+        guard known == nil else { continue }
+        state.withLock { $0.auditKey = key }
+        audit.setKey(try HMACKey(key))
+      } catch {
+        logger.warning("audit log: no chain key from \(collection): \(error)")
+      }
+    }
+  }
+
+  /// Writes `records`, and puts the decisions that matter in the journal too.
+  func log(_ records: [AuditRecord]) {
+    guard let audit, !records.isEmpty else { return }
+    audit.append(records)
+    for record in records {
+      logger.info(
+        "access: \(record.op.rawValue) \(record.decision.rawValue) by \(record.app.key.isEmpty ? record.app.display : record.app.key) (pid \(record.app.pid.map(String.init) ?? "?")) on \(record.item ?? "-")"
+      )
+    }
+  }
+}
+
+extension AccessControl {
+  /// The identity key (and pin) an argument of `keychainctl access` names: a key as listed
+  /// (`exe:…`, `flatpak:…`, `via:…`), an executable's path, or a Flatpak app id. A path the
+  /// user can change is pinned to its content now.
+  func applicationKey(_ argument: String) throws(DBusError) -> (key: String, pin: String?) {
+    let prefixes = ["exe:", "script:", "via:", "flatpak:", "snap:", "portal:", "unit:"]
+    if prefixes.contains(where: argument.hasPrefix) {
+      guard argument.hasPrefix("exe:") else { return (argument, nil) }
+      let path = String(argument.dropFirst(4))
+      return (argument, IdentityResolver.isSystemFile(path) ? nil : resolver.pin(of: path))
+    }
+    if argument.hasPrefix("/") {
+      let path = URL(fileURLWithPath: argument).resolvingSymlinksInPath().path
+      guard FileManager.default.isExecutableFile(atPath: path) else {
+        throw DBusError(.invalidArgs, "\(argument) is not an executable file")
+      }
+      return ("exe:\(path)", IdentityResolver.isSystemFile(path) ? nil : resolver.pin(of: path))
+    }
+    guard argument.contains("."), !argument.contains("/"), !argument.contains(" ") else {
+      throw DBusError(
+        .invalidArgs,
+        "'\(argument)' names no application: give a path, a Flatpak app id, or a key that keychainctl access list shows"
+      )
+    }
+    return ("flatpak:\(argument)", nil)
+  }
+}

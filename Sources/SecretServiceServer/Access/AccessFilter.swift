@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+//
+// Around every call, with access control on: before it, the caller's application is put on
+// the request (resolved on a connection's first call, then from memory); after it, what the
+// call read (noted by `StoreView`) and changed (its recorded `StoreEvent`s) goes to the audit
+// log as one record per item. A call that failed is recorded too: a refusal is what the log
+// is most often read for.
+
+import KeychainAccess
+import KeychainDBus
+import KeychainStore
+
+struct AccessFilter: CallFilter {
+  let state: ServiceState
+
+  nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
+    async throws -> [DBusValue]
+  {
+    let access = state.access
+    guard access.isOn else { return try await next(request) }
+    let caller = await access.caller(of: request)
+    request.context.modify(caller) { _ in }
+    defer { access.log(records(of: request, by: caller)) }
+    return try await next(request)
+  }
+
+  /// The call's accesses as audit records, reads first, then changes in the order made.
+  private func records(of request: MethodRequest, by caller: CallerApp) -> [AuditRecord] {
+    let app = caller.auditApp
+    let sender = caller.sender.rawValue
+    var records = (request.context.value(AccessNotes.self)?.entries ?? []).map {
+      AuditRecord(op: $0.0, decision: $0.1, app: app, sender: sender, item: $0.2)
+    }
+    for event in request.context.value([StoreEvent].self) ?? [] {
+      let change: (AuditRecord.Operation, ItemID)
+      switch event {
+      case .itemCreated(let item): change = (.create, item)
+      case .itemReplaced(let item), .itemChanged(let item, _): change = (.write, item)
+      case .itemDeleted(let item, _): change = (.delete, item)
+      default: continue
+      }
+      records.append(
+        AuditRecord(
+          op: change.0, decision: decision(change.0, change.1, caller), app: app, sender: sender,
+          item: Resolver.path(of: change.1).rawValue))
+    }
+    return records
+  }
+
+  /// Why a change was let through: the caller owns the item, holds a grant, or (`audit`, or an
+  /// item deleted and so without an owner now) nothing was decided.
+  private func decision(_ operation: AuditRecord.Operation, _ item: ItemID, _ caller: CallerApp)
+    -> AuditRecord.Decision
+  {
+    if operation == .create { return caller.identity.isRememberable ? .owner : .allowed }
+    if operation == .delete { return .allowed }
+    guard case .allow(let why) = state.access.answer(for: caller, item: item, in: state.store)
+    else { return state.access.enforces ? .allowed : .wouldAsk }
+    return why
+  }
+}

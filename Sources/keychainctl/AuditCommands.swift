@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+//
+// keychainctl audit: keychaind's record of who read, wrote and deleted which item, read from
+// its files under $XDG_STATE_HOME/keychaind. Showing needs no daemon; `verify` asks keychaind,
+// which holds the chain's key.
+
+import ArgumentParser
+import Foundation
+import KeychainAccess
+import SecretServiceClient
+
+struct AuditCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "audit",
+    abstract: "Show keychaind's audit log: which application accessed which item, and when.",
+    discussion: """
+      One record per access: time, application (and how sure its identification is), pid, \
+      bus name, operation, item path and decision. Records never hold a secret, a label or an \
+      attribute value. Without a subcommand, shows the records, oldest first.
+      """,
+    subcommands: [Show.self, Verify.self, Summary.self], defaultSubcommand: Show.self)
+
+  /// The records of the log, oldest first, filtered.
+  struct Filter: ParsableArguments {
+    @Option(
+      help: "Only records since then: a duration back (90s, 30m, 1h, 7d) or an ISO 8601 date.")
+    var since: String?
+    @Option(help: "Only records of this application (its key, or part of its name).")
+    var app: String?
+
+    func records() throws -> [AuditRecord] {
+      let start = try since.map(Self.date)
+      let directory = AuditLog.defaultDirectory(ProcessInfo.processInfo.environment)
+      return AuditLog.files(in: directory).flatMap { file in
+        file.text.split(separator: "\n").compactMap(AuditChain.record)
+      }.filter { record in
+        (start.map { record.date >= $0 } ?? true)
+          && (app.map { record.app.key == $0 || record.app.display.contains($0) } ?? true)
+      }
+    }
+
+    static func date(_ text: String) throws -> Date {
+      let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+      if let unit = text.last, let seconds = units[unit], let count = Double(text.dropLast()) {
+        return Date().addingTimeInterval(-count * seconds)
+      }
+      if let date = try? Date(text, strategy: .iso8601) { return date }
+      throw ValidationError("'\(text)' is neither a duration (30m, 1h, 7d) nor an ISO 8601 date")
+    }
+  }
+
+  struct Show: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show the records.")
+    @OptionGroup var filter: Filter
+    @Flag(help: "Print JSON lines, as stored (without the chain's MACs).") var json = false
+
+    func run() async throws {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+      for record in try filter.records() {
+        if json {
+          print(String(decoding: try encoder.encode(record), as: UTF8.self))
+        } else {
+          let pid = record.app.pid.map { " pid \($0)" } ?? ""
+          let who = record.app.key.isEmpty ? record.app.display : record.app.key
+          print(
+            "\(record.date.formatted(.iso8601)) #\(record.seq) \(record.op.rawValue) \(record.decision.rawValue) \(record.item ?? "-") by \(who)\(pid) (\(record.sender), identified by \(record.app.strength))"
+          )
+        }
+      }
+    }
+  }
+
+  struct Verify: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Check that no record was changed, removed or reordered; exits 1 if one was.")
+
+    func run() async throws {
+      let (intact, problem, records) = try await connectedClient().verifyAudit()
+      guard intact else {
+        complain("keychainctl: audit log damaged: \(problem)")
+        throw Exit.failure
+      }
+      print("audit log intact: \(records) record(s) checked")
+    }
+  }
+
+  struct Summary: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "List which application read which items, most recent first.")
+    @OptionGroup var filter: Filter
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+      var latest: [String: (record: AuditRecord, reads: Int, refused: Int)] = [:]
+      for record in try filter.records() where record.op == .read {
+        let key =
+          (record.app.key.isEmpty ? record.app.display : record.app.key) + " "
+          + (record.item ?? "")
+        var entry = latest[key] ?? (record, 0, 0)
+        entry.record = record
+        if record.isRefusal { entry.refused += 1 } else { entry.reads += 1 }
+        latest[key] = entry
+      }
+      let rows = latest.values.sorted { $0.record.time > $1.record.time }
+      if json {
+        try printJSON(
+          rows.map {
+            [
+              "app": $0.record.app.key, "display": $0.record.app.display,
+              "item": $0.record.item ?? "", "reads": $0.reads, "refused": $0.refused,
+              "last": $0.record.date.formatted(.iso8601),
+            ] as [String: Any]
+          })
+        return
+      }
+      for row in rows {
+        let refused = row.refused > 0 ? ", \(row.refused) refused" : ""
+        print(
+          "\(row.record.date.formatted(.iso8601)) \(row.record.app.display) read \(row.record.item ?? "-") \(row.reads) time(s)\(refused)"
+        )
+      }
+    }
+  }
+}
