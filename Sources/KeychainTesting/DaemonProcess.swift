@@ -20,12 +20,20 @@ public final class DaemonProcess: Sendable {
   ///     daemon with an empty store and no `--unlock`.
   ///   - pinentry: the program for `PINENTRY`; nil turns prompting off.
   ///   - environment: more variables for the daemon (GPG_TTY for a terminal pinentry).
+  ///   - configuration: keychaind.conf's text, written before the daemon starts.
   public init(
     password: String? = "test password", pinentry: String? = nil, arguments: [String] = [],
-    environment extra: [String: String] = [:]
+    environment extra: [String: String] = [:], configuration: String? = nil
   ) async throws {
     bus = try PrivateBus()
     home = try TemporaryDirectory(prefix: "keychaind-home")
+    if let configuration {
+      let directory = home.path + "/.config/keychaind"
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true)
+      try configuration.write(
+        toFile: directory + "/keychaind.conf", atomically: true, encoding: .utf8)
+    }
     logPath = home.path + "/keychaind.log"
     var input: String?
     if let password {
@@ -91,12 +99,14 @@ public final class DaemonProcess: Sendable {
   /// The environment for a client of this daemon.
   public var environment: [String: String] { bus.environment(home: home.path) }
 
-  /// Runs a client command against the daemon.
-  public func run(_ executable: String, _ arguments: [String], stdin: [UInt8] = []) throws
-    -> CommandResult
-  {
+  /// Runs a client command against the daemon, with `extra` variables besides the bus's.
+  public func run(
+    _ executable: String, _ arguments: [String], stdin: [UInt8] = [],
+    environment extra: [String: String] = [:]
+  ) throws -> CommandResult {
     try runCommand(
-      executable, arguments, environment: environment, stdin: stdin, timeout: .seconds(30))
+      executable, arguments, environment: environment.merging(extra) { $1 }, stdin: stdin,
+      timeout: .seconds(30))
   }
 
   /// Whether the daemon is still running.

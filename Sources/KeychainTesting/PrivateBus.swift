@@ -55,6 +55,7 @@ public final class PrivateBus: Sendable {
     [
       "HOME": home, "XDG_DATA_HOME": home + "/.local/share", "XDG_CONFIG_HOME": home + "/.config",
       "XDG_RUNTIME_DIR": home + "/run", "XDG_CACHE_HOME": home + "/.cache",
+      "XDG_STATE_HOME": home + "/.local/state",
     ]
   }
 

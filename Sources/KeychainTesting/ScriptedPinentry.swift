@@ -26,10 +26,21 @@ public final class ScriptedPinentry: Sendable {
   public var program: String { directory.path + "/pinentry" }
   private var logPath: String { directory.path + "/log" }
 
-  /// - Parameter confirmationField: whether the dialog has a confirmation field (SETREPEAT):
-  ///   then a GETPIN after SETREPEAT answers `S PIN_REPEATED` before the PIN, as pinentry-tty,
-  ///   -gnome3 and -qt do; pinentry-curses 1.2 has none and leaves it out.
-  public init(answers: [Answer], confirmationField: Bool = true) throws {
+  /// What one CONFIRM answers: the OK button, the third (SETNOTOK) button, or Cancel.
+  public enum Confirmation: String, Sendable {
+    case ok
+    case notOK = "notok"
+    case cancel
+  }
+
+  /// - Parameters:
+  ///   - confirmationField: whether the dialog has a confirmation field (SETREPEAT): then a
+  ///     GETPIN after SETREPEAT answers `S PIN_REPEATED` before the PIN, as pinentry-tty,
+  ///     -gnome3 and -qt do; pinentry-curses 1.2 has none and leaves it out.
+  ///   - confirmations: what each CONFIRM answers, in turn; once they run out, OK.
+  public init(
+    answers: [Answer], confirmationField: Bool = true, confirmations: [Confirmation] = []
+  ) throws {
     directory = try TemporaryDirectory(prefix: "pinentry")
     let lines = answers.map { answer in
       switch answer {
@@ -42,6 +53,9 @@ public final class ScriptedPinentry: Sendable {
     try (lines.joined(separator: "\n") + "\n").write(
       toFile: directory.path + "/answers", atomically: true, encoding: .utf8)
     try "0".write(toFile: directory.path + "/count", atomically: true, encoding: .utf8)
+    try (confirmations.map(\.rawValue).joined(separator: "\n") + "\n").write(
+      toFile: directory.path + "/confirmations", atomically: true, encoding: .utf8)
+    try "0".write(toFile: directory.path + "/confirmed", atomically: true, encoding: .utf8)
     let script = """
       #!/bin/sh
       dir='\(directory.path)'
@@ -64,6 +78,13 @@ public final class ScriptedPinentry: Sendable {
                 printf "${status}D %s\\nOK\\n" "${answer#gate }" ;;
               hold) echo HOLDING >> "$dir/log"; sleep 600 & holder=$!; wait "$holder"; exit 1 ;;
               *) echo "ERR 83886179 Operation cancelled <Pinentry>" ;;
+            esac ;;
+          CONFIRM)
+            n=$(($(cat "$dir/confirmed") + 1)); echo "$n" > "$dir/confirmed"
+            case "$(sed -n "${n}p" "$dir/confirmations")" in
+              notok) echo "ERR 83886194 Not confirmed <Pinentry>" ;;
+              cancel) echo "ERR 83886179 Operation cancelled <Pinentry>" ;;
+              *) echo OK ;;
             esac ;;
           BYE) echo EXIT >> "$dir/log"; echo "OK closing connection"; exit 0 ;;
           *) echo OK ;;
@@ -90,6 +111,9 @@ public final class ScriptedPinentry: Sendable {
     ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").split(separator: "\n").map(
       String.init)
   }
+
+  /// How many CONFIRM questions were asked.
+  public var confirmations: Int { log.filter { $0 == "CONFIRM" }.count }
 
   /// How many times the program was started.
   public var runs: Int { log.filter { $0 == "START" }.count }

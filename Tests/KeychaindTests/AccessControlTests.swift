@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+//
+// Per-application access end to end (ACCESS-CONTROL.md §5): the real keychaind in `protect`,
+// two different programs (`/usr/bin/secret-tool`, and a copy of it at another path, which is
+// another application), a scripted pinentry answering the access dialog, and the audit log.
+
+import Foundation
+import KeychainTesting
+import Testing
+
+@Suite(.serialized) struct AccessControlTests {
+  static let protect = "access-control = protect\n"
+  /// A graphical session, where the access dialog can be shown.
+  static let display = ["DISPLAY": ":99"]
+
+  /// The daemon, and a copy of secret-tool in its home: the same code at a path the user can
+  /// change, so another application.
+  struct Setup {
+    let daemon: DaemonProcess
+    let pinentry: ScriptedPinentry
+    var copy: String { daemon.home.path + "/st2" }
+
+    init(configuration: String = protect, confirmations: [ScriptedPinentry.Confirmation] = [])
+      async throws
+    {
+      pinentry = try ScriptedPinentry(answers: [], confirmations: confirmations)
+      daemon = try await DaemonProcess(
+        pinentry: pinentry.program, configuration: configuration)
+      try FileManager.default.copyItem(atPath: "/usr/bin/secret-tool", toPath: copy)
+    }
+
+    func store(_ secret: String, label: String = "Mail password", by tool: String = "secret-tool")
+      throws
+    {
+      let stored = try daemon.run(
+        tool, ["store", "--label=\(label)", "service", "mail"], stdin: Array(secret.utf8),
+        environment: display)
+      #expect(stored.status == 0, "\(stored.stderr)\n\(daemon.log)")
+    }
+
+    func lookup(by tool: String, environment: [String: String] = display) throws -> CommandResult {
+      try daemon.run(tool, ["lookup", "service", "mail"], environment: environment)
+    }
+
+    var auditDirectory: String { daemon.home.path + "/.local/state/keychaind" }
+
+    /// The audit log's records as JSON objects.
+    func audit() throws -> [[String: Any]] {
+      let text = try String(contentsOfFile: auditDirectory + "/audit.jsonl", encoding: .utf8)
+      return try text.split(separator: "\n").map {
+        try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+      }
+    }
+
+    func keychainctl(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
+      try daemon.run(Binaries.keychainctl, arguments, stdin: Array((stdin ?? "").utf8))
+    }
+  }
+
+  @Test func theCreatorReadsItsOwnItemWithoutADialog() async throws {
+    let setup = try await Setup()
+    try setup.store("s3cret")
+    let found = try setup.lookup(by: "secret-tool")
+    #expect(found.stdout == "s3cret", "\(found.stderr)\n\(setup.daemon.log)")
+    #expect(setup.pinentry.confirmations == 0)
+    let records = try setup.audit()
+    let ops = records.map { "\($0["op"]!) \($0["decision"]!)" }
+    #expect(ops.contains("create owner") && ops.contains("read owner"), "\(ops)")
+    let app = records.first?["app"] as? [String: Any]
+    #expect((app?["key"] as? String)?.hasPrefix("via:exe:/usr/bin/secret-tool@") == true)
+  }
+
+  @Test func anotherProgramIsAskedAndAllowedOnceEachTime() async throws {
+    let setup = try await Setup(confirmations: [.ok, .ok])
+    try setup.store("s3cret")
+    // The copy sees the item as locked, unlocks it through the dialog, then reads it.
+    let first = try setup.lookup(by: setup.copy)
+    #expect(first.stdout == "s3cret", "\(first.stderr)\n\(setup.daemon.log)")
+    #expect(setup.pinentry.confirmations == 1)
+    let description = setup.pinentry.log.first { $0.hasPrefix("SETDESC") } ?? ""
+    #expect(
+      description.contains("st2") && description.contains("“Mail password”"), "\(description)")
+    #expect(setup.pinentry.log.contains("SETOK Allow once"))
+    #expect(setup.pinentry.log.contains("SETNOTOK Always allow"))
+    #expect(setup.pinentry.log.contains("SETCANCEL Deny"))
+    // Allow once lasts for that process only.
+    #expect(try setup.lookup(by: setup.copy).stdout == "s3cret")
+    #expect(setup.pinentry.confirmations == 2)
+    let decisions = try setup.audit().filter {
+      ($0["app"] as? [String: Any])?["key"] as? String == "exe:\(setup.copy)"
+    }
+    .map { "\($0["op"]!) \($0["decision"]!)" }
+    #expect(decisions.filter { $0 == "read allowed-once" }.count == 2, "\(decisions)")
+  }
+
+  @Test func alwaysAllowIsRememberedAcrossARestartUntilRevoked() async throws {
+    let setup = try await Setup(confirmations: [.notOK, .ok])
+    try setup.store("s3cret")
+    #expect(try setup.lookup(by: setup.copy).stdout == "s3cret")
+    #expect(setup.pinentry.confirmations == 1)
+    setup.daemon.kill(with: SIGTERM)
+    try await setup.daemon.start()
+    let again = try setup.lookup(by: setup.copy)
+    #expect(again.stdout == "s3cret", "\(again.stderr)\n\(setup.daemon.log)")
+    #expect(setup.pinentry.confirmations == 1, "asked again after Always allow")
+    let listed = try setup.keychainctl(["access", "list", "--json"])
+    #expect(listed.stdout.contains("\"app\" : \"exe:\(setup.copy)\""), "\(listed.stdout)")
+    #expect(listed.stdout.contains("\"source\" : \"dialog\""))
+    // Revoking needs no password and takes effect at once.
+    let revoked = try setup.keychainctl(
+      ["access", "revoke", "--app", "exe:\(setup.copy)", "login"])
+    #expect(revoked.stdout.contains("1 grant(s) revoked"), "\(revoked.stderr)")
+    #expect(try setup.lookup(by: setup.copy).stdout == "s3cret")
+    #expect(setup.pinentry.confirmations == 2)
+  }
+
+  @Test func aChangedProgramIsAskedAgain() async throws {
+    let setup = try await Setup(confirmations: [.notOK, .ok])
+    try setup.store("s3cret")
+    #expect(try setup.lookup(by: setup.copy).stdout == "s3cret")
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: setup.copy))
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data([0]))
+    try handle.close()
+    #expect(try setup.lookup(by: setup.copy).stdout == "s3cret")
+    #expect(setup.pinentry.confirmations == 2)
+    #expect(
+      setup.pinentry.log.contains { $0.contains("It has changed since you allowed it.") },
+      "\(setup.pinentry.log)")
+  }
+
+  @Test func aDenialRefusesAndKeepsQuietForAMoment() async throws {
+    let setup = try await Setup(confirmations: [.cancel, .ok])
+    try setup.store("s3cret")
+    let denied = try setup.lookup(by: setup.copy)
+    #expect(denied.stdout.isEmpty)
+    #expect(setup.pinentry.confirmations == 1)
+    // Asked again at once: refused with no dialog.
+    let quiet = try setup.lookup(by: setup.copy)
+    #expect(quiet.stdout.isEmpty)
+    #expect(setup.pinentry.confirmations == 1, "a second dialog within the quiet time")
+    let decisions = try setup.audit().map { "\($0["op"]!) \($0["decision"]!)" }
+    #expect(decisions.filter { $0 == "read denied" }.count >= 2, "\(decisions)")
+    #expect(setup.daemon.isRunning)
+  }
+
+  @Test func aCallerWithNoDisplayGetsTheCommandThatGrantsAccess() async throws {
+    let setup = try await Setup()
+    try setup.store("s3cret")
+    let headless = try setup.lookup(by: setup.copy, environment: [:])
+    #expect(headless.stdout.isEmpty)
+    #expect(
+      headless.stderr.contains("keychainctl access allow --app 'exe:\(setup.copy)'"),
+      "\(headless.stderr)")
+    #expect(setup.pinentry.confirmations == 0)
+    // Granting needs the password; with it, the headless caller reads.
+    let refused = try setup.keychainctl(["access", "allow", "--app", setup.copy, "login"])
+    #expect(refused.status != 0)
+    #expect(refused.stderr.contains("needs your keyring password"), "\(refused.stderr)")
+    let wrong = try setup.keychainctl(
+      ["access", "allow", "--app", setup.copy, "login", "--password-stdin"], stdin: "wrong\n")
+    #expect(wrong.status != 0)
+    #expect(wrong.stderr.contains("not the password"), "\(wrong.stderr)")
+    let allowed = try setup.keychainctl(
+      ["access", "allow", "--app", setup.copy, "login", "--password-stdin"],
+      stdin: "test password\n")
+    #expect(allowed.status == 0, "\(allowed.stderr)")
+    #expect(try setup.lookup(by: setup.copy, environment: [:]).stdout == "s3cret")
+  }
+
+  @Test func auditModeChangesNoReplyAndLearnTurnsReadsIntoGrants() async throws {
+    let setup = try await Setup(configuration: "")
+    try setup.store("s3cret")
+    #expect(try setup.lookup(by: setup.copy).stdout == "s3cret")
+    #expect(setup.pinentry.confirmations == 0)
+    let decisions = try setup.audit().map { "\($0["op"]!) \($0["decision"]!)" }
+    #expect(decisions.contains("read would-ask"), "\(decisions)")
+    let dry = try setup.keychainctl(["access", "learn", "--dry-run"])
+    #expect(dry.stdout.contains("exe:\(setup.copy) /org/freedesktop/secrets/collection/login/"))
+    let learnt = try setup.keychainctl(
+      ["access", "learn", "--password-stdin"], stdin: "test password\n")
+    #expect(learnt.stdout.contains("1 grant(s) made"), "\(learnt.stderr)")
+    #expect(try setup.keychainctl(["access", "list"]).stdout.contains("(by learn"))
+  }
+
+  @Test func auditVerifyFindsAChangedByteAndTheFilesHoldNoSecretOrLabel() async throws {
+    let setup = try await Setup(confirmations: [.ok])
+    try setup.store("unmistakable-secret-value", label: "Unmistakable Label")
+    #expect(try setup.lookup(by: setup.copy).stdout == "unmistakable-secret-value")
+    let intact = try setup.keychainctl(["audit", "verify"])
+    #expect(intact.status == 0, "\(intact.stderr)")
+    #expect(intact.stdout.contains("audit log intact"))
+    let summary = try setup.keychainctl(["audit", "summary"])
+    #expect(summary.stdout.contains("st2 (at \(setup.copy)) read"), "\(summary.stdout)")
+    let shown = try setup.keychainctl(["audit", "--json", "--app", "exe:\(setup.copy)"])
+    #expect(shown.stdout.contains("\"decision\":\"allowed-once\""), "\(shown.stdout)")
+    // Nothing under the state and data directories shows the secret or the label.
+    for directory in [setup.auditDirectory, setup.daemon.home.path + "/.local/share"] {
+      let files = FileManager.default.enumerator(atPath: directory)?.allObjects as? [String] ?? []
+      for file in files {
+        guard let data = FileManager.default.contents(atPath: directory + "/" + file) else {
+          continue
+        }
+        for needle in ["unmistakable-secret-value", "Unmistakable Label"] {
+          #expect(data.range(of: Data(needle.utf8)) == nil, "\(file) holds \(needle)")
+        }
+      }
+    }
+    // One changed byte is found, and named.
+    let path = setup.auditDirectory + "/audit.jsonl"
+    var text = try String(contentsOfFile: path, encoding: .utf8)
+    let range = try #require(text.range(of: "\"op\":\"read\""))
+    text.replaceSubrange(range, with: "\"op\":\"wrte\"")
+    try text.write(toFile: path, atomically: false, encoding: .utf8)
+    let changed = try setup.keychainctl(["audit", "verify"])
+    #expect(changed.status == 1)
+    #expect(changed.stderr.contains("audit.jsonl line"), "\(changed.stderr)")
+  }
+}
