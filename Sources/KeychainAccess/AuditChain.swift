@@ -21,19 +21,13 @@ public struct AuditChain: Sendable {
   /// The MAC of the first line's predecessor.
   public static let start = [UInt8](repeating: 0, count: 32)
 
-  private static let encoder: JSONEncoder = {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
-  }()
-
   /// The line for `record` after a line whose MAC was `previous`, and this line's MAC.
   public func line(_ record: AuditRecord, after previous: [UInt8]) throws -> (
     line: String, mac: [UInt8]
   ) {
-    let body = try Self.encoder.encode(record)
-    let mac = try self.mac(body: Array(body), previous: previous)
-    var text = String(decoding: body.dropLast(), as: UTF8.self)
+    var text = record.json
+    let mac = try self.mac(body: Array(text.utf8), previous: previous)
+    text.removeLast()
     text += ",\"mac\":\"\(Self.hex(mac))\"}"
     return (text, mac)
   }
@@ -120,7 +114,14 @@ public struct AuditChain: Sendable {
   }
 
   static func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { String(format: "%02x", $0) }.joined()
+    let digits = Array("0123456789abcdef".utf8)
+    return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+      for (index, byte) in bytes.enumerated() {
+        buffer[index * 2] = digits[Int(byte >> 4)]
+        buffer[index * 2 + 1] = digits[Int(byte & 0xF)]
+      }
+      return bytes.count * 2
+    }
   }
 
   static func bytes(hex: Substring) -> [UInt8]? {

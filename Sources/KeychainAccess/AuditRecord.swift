@@ -43,6 +43,12 @@ public struct AuditRecord: Codable, Sendable, Equatable {
     public var strength: String
     public var verified: Bool
     public var pid: UInt32?
+    /// These fields as JSON, made once per application rather than once per record.
+    let json: String
+
+    enum CodingKeys: String, CodingKey {
+      case key, kind, display, strength, verified, pid
+    }
 
     public init(_ identity: AppIdentity, pid: UInt32?) {
       key = identity.key
@@ -51,6 +57,35 @@ public struct AuditRecord: Codable, Sendable, Equatable {
       strength = identity.strength
       verified = identity.verified
       self.pid = pid
+      json = Self.json(key, kind, display, strength, verified, pid)
+    }
+
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      key = try container.decode(String.self, forKey: .key)
+      kind = try container.decode(String.self, forKey: .kind)
+      display = try container.decode(String.self, forKey: .display)
+      strength = try container.decode(String.self, forKey: .strength)
+      verified = try container.decode(Bool.self, forKey: .verified)
+      pid = try container.decodeIfPresent(UInt32.self, forKey: .pid)
+      json = Self.json(key, kind, display, strength, verified, pid)
+    }
+
+    static func json(
+      _ key: String, _ kind: String, _ display: String, _ strength: String, _ verified: Bool,
+      _ pid: UInt32?
+    ) -> String {
+      var text = "{\"display\":"
+      AuditRecord.quote(display, into: &text)
+      text += ",\"key\":"
+      AuditRecord.quote(key, into: &text)
+      text += ",\"kind\":"
+      AuditRecord.quote(kind, into: &text)
+      if let pid { text += ",\"pid\":\(pid)" }
+      text += ",\"strength\":"
+      AuditRecord.quote(strength, into: &text)
+      text += ",\"verified\":\(verified)}"
+      return text
     }
   }
 
@@ -85,6 +120,46 @@ public struct AuditRecord: Codable, Sendable, Equatable {
 
   /// The record's time.
   public var date: Date { Date(timeIntervalSince1970: time) }
+
+  /// The record as one line of JSON, keys in order. Written by hand: it is made for every read,
+  /// and Foundation's encoder took ten times as long; `JSONDecoder` reads it back.
+  public var json: String {
+    var text = "{\"app\":"
+    text.reserveCapacity(app.json.utf8.count + (item?.utf8.count ?? 0) + 160)
+    text += app.json
+    if let count { text += ",\"count\":\(count)" }
+    text += ",\"decision\":\"\(decision.rawValue)\""
+    if let item {
+      text += ",\"item\":"
+      Self.quote(item, into: &text)
+    }
+    text += ",\"op\":\"\(op.rawValue)\",\"sender\":"
+    Self.quote(sender, into: &text)
+    text += ",\"seq\":\(seq),\"time\":\(time),\"v\":\(v)}"
+    return text
+  }
+
+  /// `value` as a JSON string: quotes, backslashes and control characters escaped.
+  static func quote(_ value: String, into text: inout String) {
+    text += "\""
+    // Nearly every value (paths, keys, bus names) needs no escape: appended whole.
+    let plain = !value.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }
+    if plain {
+      text += value
+      text += "\""
+      return
+    }
+    for scalar in value.unicodeScalars {
+      switch scalar {
+      case "\"": text += "\\\""
+      case "\\": text += "\\\\"
+      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+        text += "\\u" + String(format: "%04x", scalar.value)
+      default: text.unicodeScalars.append(scalar)
+      }
+    }
+    text += "\""
+  }
 
   /// Whether the record shows something the user did not plainly allow.
   public var isRefusal: Bool { decision == .denied || decision == .noDisplay }

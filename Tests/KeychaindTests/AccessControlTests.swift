@@ -44,12 +44,34 @@ import Testing
 
     var auditDirectory: String { daemon.home.path + "/.local/state/keychaind" }
 
-    /// The audit log's records as JSON objects.
-    func audit() throws -> [[String: Any]] {
-      let text = try String(contentsOfFile: auditDirectory + "/audit.jsonl", encoding: .utf8)
-      return try text.split(separator: "\n").map {
-        try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+    /// The audit log's records as JSON objects, once `done` says they are all there: keychaind
+    /// writes them beside the reply, not before it (waits up to 10 s, a bound, not a speed
+    /// check).
+    func audit(until done: ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
+      var records: [[String: Any]] = []
+      for _ in 0..<500 {
+        let text =
+          (try? String(contentsOfFile: auditDirectory + "/audit.jsonl", encoding: .utf8)) ?? ""
+        records = try text.split(separator: "\n").map {
+          try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+        if done(records) { break }
+        try await Task.sleep(for: .milliseconds(20))
       }
+      return records
+    }
+
+    /// "OP DECISION" of each record once those of `expected` are all there.
+    func decisions(_ expected: [String: Int], of app: String? = nil) async throws -> [String] {
+      func decisions(_ records: [[String: Any]]) -> [String] {
+        records.filter { app == nil || ($0["app"] as? [String: Any])?["key"] as? String == app }
+          .map { "\($0["op"]!) \($0["decision"]!)" }
+      }
+      return decisions(
+        try await audit { records in
+          let found = decisions(records)
+          return expected.allSatisfy { wanted in found.count { $0 == wanted.key } >= wanted.value }
+        })
     }
 
     func keychainctl(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
@@ -63,7 +85,7 @@ import Testing
     let found = try setup.lookup(by: "secret-tool")
     #expect(found.stdout == "s3cret", "\(found.stderr)\n\(setup.daemon.log)")
     #expect(setup.pinentry.confirmations == 0)
-    let records = try setup.audit()
+    let records = try await setup.audit { $0.count >= 2 }
     let ops = records.map { "\($0["op"]!) \($0["decision"]!)" }
     #expect(ops.contains("create owner") && ops.contains("read owner"), "\(ops)")
     let app = records.first?["app"] as? [String: Any]
@@ -86,10 +108,8 @@ import Testing
     // Allow once lasts for that process only.
     #expect(try setup.lookup(by: setup.copy).stdout == "s3cret")
     #expect(setup.pinentry.confirmations == 2)
-    let decisions = try setup.audit().filter {
-      ($0["app"] as? [String: Any])?["key"] as? String == "exe:\(setup.copy)"
-    }
-    .map { "\($0["op"]!) \($0["decision"]!)" }
+    let decisions = try await setup.decisions(
+      ["read allowed-once": 2], of: "exe:\(setup.copy)")
     #expect(decisions.filter { $0 == "read allowed-once" }.count == 2, "\(decisions)")
   }
 
@@ -139,7 +159,7 @@ import Testing
     let quiet = try setup.lookup(by: setup.copy)
     #expect(quiet.stdout.isEmpty)
     #expect(setup.pinentry.confirmations == 1, "a second dialog within the quiet time")
-    let decisions = try setup.audit().map { "\($0["op"]!) \($0["decision"]!)" }
+    let decisions = try await setup.decisions(["read denied": 2])
     #expect(decisions.filter { $0 == "read denied" }.count >= 2, "\(decisions)")
     #expect(setup.daemon.isRunning)
   }
@@ -173,7 +193,7 @@ import Testing
     try setup.store("s3cret")
     #expect(try setup.lookup(by: setup.copy).stdout == "s3cret")
     #expect(setup.pinentry.confirmations == 0)
-    let decisions = try setup.audit().map { "\($0["op"]!) \($0["decision"]!)" }
+    let decisions = try await setup.decisions(["read would-ask": 1])
     #expect(decisions.contains("read would-ask"), "\(decisions)")
     let dry = try setup.keychainctl(["access", "learn", "--dry-run"])
     #expect(dry.stdout.contains("exe:\(setup.copy) /org/freedesktop/secrets/collection/login/"))

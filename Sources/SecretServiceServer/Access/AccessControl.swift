@@ -34,12 +34,17 @@ struct CallerApp: Sendable {
   let sender: BusName
   /// Whether it runs where a dialog could reach its user (a graphical session).
   let hasDisplay: Bool
+  /// How its audit records name it (made once: every record of the connection repeats it).
+  let auditApp: AuditRecord.App
+
+  init(identity: AppIdentity, pid: UInt32?, sender: BusName, hasDisplay: Bool) {
+    (self.identity, self.pid, self.sender, self.hasDisplay) = (identity, pid, sender, hasDisplay)
+    auditApp = AuditRecord.App(identity, pid: pid)
+  }
 
   /// The key its denials and allow-once answers are kept under: its identity, or its
   /// connection for an application that cannot be remembered.
   var memoryKey: String { identity.isRememberable ? identity.key : "bus:\(sender.rawValue)" }
-
-  var auditApp: AuditRecord.App { AuditRecord.App(identity, pid: pid) }
 }
 
 /// The daemon's access control (see the top of this file).
@@ -60,6 +65,8 @@ final class AccessControl: Sendable {
     /// Until when an application is not asked again about an item.
     var denied: [String: [ItemID: Date]] = [:]
     var auditKey: SecureBytes?
+    /// The routine allows (owner, grant) each connection has had journalled already.
+    var journalled: [BusName: Set<AuditRecord.Decision>] = [:]
   }
   private let state = Mutex(State())
 
@@ -95,6 +102,7 @@ final class AccessControl: Sendable {
       state.callers[peer] = nil
       state.arrivals[peer] = nil
       state.once[peer] = nil
+      state.journalled[peer] = nil
     }
   }
 
@@ -190,15 +198,32 @@ final class AccessControl: Sendable {
     }
   }
 
-  /// Writes `records`, and puts the decisions that matter in the journal too.
+  /// Writes `records` (one call's) to the audit log, and one line for them to the journal,
+  /// except a routine allow (owner, grant) a connection had journalled before: the file has
+  /// every record, the journal every decision (each line costs a write, on every read).
+  /// Written before the reply, on the call's thread: handing them to a thread of their own
+  /// cost more in wake-ups than the write itself.
   func log(_ records: [AuditRecord]) {
-    guard let audit, !records.isEmpty else { return }
+    guard let audit, let first = records.first else { return }
     audit.append(records)
-    for record in records {
-      logger.info(
-        "access: \(record.op.rawValue) \(record.decision.rawValue) by \(record.app.key.isEmpty ? record.app.display : record.app.key) (pid \(record.app.pid.map(String.init) ?? "?")) on \(record.item ?? "-")"
-      )
+    let routine = records.allSatisfy { $0.decision == .owner || $0.decision == .grant }
+    if routine {
+      let sender = BusName(unchecked: first.sender)
+      let repeated = state.withLock { state in
+        !state.journalled[sender, default: []].insert(first.decision).inserted
+          && records.allSatisfy { state.journalled[sender]?.contains($0.decision) == true }
+      }
+      if repeated { return }
     }
+    let who = first.app.key.isEmpty ? first.app.display : first.app.key
+    let pid = first.app.pid.map(String.init) ?? "?"
+    let what = records.map { "\($0.op.rawValue) \($0.decision.rawValue) \($0.item ?? "-")" }
+    logger.info("access by \(who) (pid \(pid)): \(what.joined(separator: "; "))")
+  }
+
+  /// Makes every record written so far durable.
+  func flushAudit() {
+    audit?.sync()
   }
 }
 

@@ -18,7 +18,7 @@ extension AccessInterface {
     guard let audit = state.access.audit else {
       throw DBusError(.failed, "there is no audit log to learn from: access-control is off")
     }
-    audit.sync()
+    state.access.flushAudit()
     var wanted: [(app: String, kind: String, item: ItemID, path: String)] = []
     var seen = Set<String>()
     for (_, text) in audit.files() {

@@ -114,6 +114,7 @@ struct AccessInterface: DBusInterface {
     guard let audit = state.access.audit else {
       return (false, "there is no audit log: access-control is off", 0)
     }
+    state.access.flushAudit()
     guard let verdict = audit.verify() else {
       throw DBusError(
         .isLocked, "the audit log's key is in the store: unlock a collection first")
