@@ -30,7 +30,7 @@ public final class IdentityResolver: Sendable {
   /// `arrival` is when the caller's connection appeared on the bus, in clock ticks after boot,
   /// if keychaind saw it arrive.
   public func identity(pid: UInt32, startTime: UInt64?, arrival: UInt64?) -> AppIdentity {
-    guard let facts = ProcessFacts.read(pid: pid, proc: proc) else {
+    guard let facts = ProcessFacts.read(pid: pid, proc: proc), !facts.isZombie else {
       return .unknown(pid: pid, why: "the process has gone")
     }
     if let startTime, startTime != facts.startTime {

@@ -21,6 +21,8 @@ public struct ProcessFacts: Sendable, Equatable {
   public var executableDeleted = false
   /// The parent's pid.
   public var parent: UInt32 = 0
+  /// Whether the process has exited and waits to be reaped (state `Z`): it calls nothing more.
+  public var isZombie = false
   /// The kernel's short name for the process (settable by the process: display only).
   public var command = ""
   /// Clock ticks after boot at which the process started (`stat` field 22).
@@ -43,6 +45,7 @@ public struct ProcessFacts: Sendable, Equatable {
     var facts = ProcessFacts(pid: pid)
     guard let (command, fields) = parseStat(stat), fields.count > 19 else { return nil }
     facts.command = command
+    facts.isZombie = fields[0] == "Z"
     facts.parent = UInt32(fields[1]) ?? 0
     facts.startTime = UInt64(fields[19]) ?? 0
     if let target = link("\(base)/exe") {
@@ -137,10 +140,12 @@ public struct ProcessFacts: Sendable, Equatable {
 extension ProcessFacts {
   /// Whether process `pid` runs in a graphical session (`DISPLAY` or `WAYLAND_DISPLAY` in its
   /// environment), where a dialog on the desktop is seen by the person who started it; false
-  /// for SSH, cron and services.
+  /// for SSH, cron and services. A process whose environment cannot be read (it has gone) is
+  /// taken to have one: nothing says otherwise, and such a caller is unknown, so its dialog
+  /// says "an unidentified program" and offers Allow once only.
   public static func hasDisplay(pid: UInt32, proc: String = "/proc") -> Bool {
     guard let environ = FileManager.default.contents(atPath: "\(proc)/\(pid)/environ") else {
-      return false
+      return true
     }
     for entry in environ.split(separator: 0) {
       let text = String(decoding: entry, as: UTF8.self)
