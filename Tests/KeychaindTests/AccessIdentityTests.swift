@@ -114,7 +114,9 @@ import Testing
     let description = setup.pinentry.log.first { $0.hasPrefix("SETDESC") } ?? ""
     #expect(description.contains("an unidentified program"), "\(description)")
     #expect(description.contains("the process has gone"), "\(description)")
-    let records = try await setup.audit { $0.contains { $0["decision"] as? String == "allowed-once" } }
+    let records = try await setup.audit {
+      $0.contains { $0["decision"] as? String == "allowed-once" }
+    }
     let unknown = records.first { ($0["app"] as? [String: Any])?["kind"] as? String == "unknown" }
     #expect((unknown?["app"] as? [String: Any])?["key"] as? String == "", "\(records)")
   }

@@ -17,7 +17,7 @@ private let source = "/usr/share/doc/git/contrib/credential/libsecret/git-creden
     "git's contrib/credential/libsecret source is not installed (package git)"))
 struct GitCredentialTests {
   /// The helper, compiled with the toolchain's clang into `directory`.
-  private static func buildHelper(in directory: TemporaryDirectory) throws -> String {
+  static func buildHelper(in directory: TemporaryDirectory) throws -> String {
     let flags = try runCommand(
       "/usr/bin/pkg-config", ["--cflags", "--libs", "libsecret-1", "glib-2.0"])
     try #require(flags.status == 0, "pkg-config libsecret-1 (libsecret-1-dev): \(flags.stderr)")
@@ -47,7 +47,7 @@ struct GitCredentialTests {
   private static let login = site + ["username=bob", "password=s3cret ✓"]
 
   /// approve, fill, reject, fill again: what git does on a good push and on a refused password.
-  private static func lifecycle(helper: String, _ environment: [String: String]) throws {
+  static func lifecycle(helper: String, _ environment: [String: String]) throws {
     func git(_ action: String, _ fields: [String]) throws -> CommandResult {
       try Self.git(action, fields, helper: helper, environment)
     }
