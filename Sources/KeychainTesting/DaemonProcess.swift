@@ -20,14 +20,18 @@ public final class DaemonProcess: Sendable {
   ///     daemon with an empty store and no `--unlock`.
   ///   - pinentry: the program for `PINENTRY`; nil turns prompting off.
   ///   - environment: more variables for the daemon (GPG_TTY for a terminal pinentry).
-  ///   - configuration: keychaind.conf's text, written before the daemon starts.
+  ///   - configuration: keychaind.conf's text, written before the daemon starts (by default,
+  ///     `access-control = $KEYCHAIN_TEST_ACCESS_CONTROL` when that is set).
   public init(
     password: String? = "test password", pinentry: String? = nil, arguments: [String] = [],
     environment extra: [String: String] = [:], configuration: String? = nil
   ) async throws {
     bus = try PrivateBus()
     home = try TemporaryDirectory(prefix: "keychaind-home")
-    if let configuration {
+    // KEYCHAIN_TEST_ACCESS_CONTROL runs every test's daemon in that access mode (a suite
+    // checked in protect: what each test reads, it wrote).
+    let mode = ProcessInfo.processInfo.environment["KEYCHAIN_TEST_ACCESS_CONTROL"]
+    if let configuration = configuration ?? mode.map({ "access-control = \($0)\n" }) {
       let directory = home.path + "/.config/keychaind"
       try FileManager.default.createDirectory(
         atPath: directory, withIntermediateDirectories: true)

@@ -47,6 +47,31 @@ import Testing
       refused.stderr.contains("keychaind.conf:1: kwallet is true or false"), "\(refused.stderr)")
   }
 
+  @Test func accessControlOffKeepsNoAuditLogAndAWrongModeIsNamed() async throws {
+    let directory = try TemporaryDirectory(prefix: "config")
+    let path = directory.path + "/keychaind.conf"
+    try "access-control = off\n".write(toFile: path, atomically: true, encoding: .utf8)
+    let daemon = try await DaemonProcess(arguments: ["--config", path])
+    let stored = try daemon.run(
+      "secret-tool", ["store", "--label=x", "k", "v"], stdin: Array("s".utf8))
+    #expect(stored.status == 0, "\(stored.stderr)")
+    #expect(try daemon.run("secret-tool", ["lookup", "k", "v"]).stdout == "s")
+    let state = daemon.home.path + "/.local/state/keychaind"
+    #expect(!FileManager.default.fileExists(atPath: state + "/audit.jsonl"))
+    let verify = try daemon.run(Binaries.keychainctl, ["audit", "verify"])
+    #expect(verify.status == 1)
+    #expect(verify.stderr.contains("access-control is off"), "\(verify.stderr)")
+
+    try "access-control = paranoid\n".write(toFile: path, atomically: true, encoding: .utf8)
+    let refused = try runCommand(
+      Binaries.keychaind, ["--config", path, "--data-dir", directory.path + "/data"],
+      environment: daemon.bus.environment(home: directory.path), timeout: .seconds(30))
+    #expect(refused.status == 2)
+    #expect(
+      refused.stderr.contains("keychaind.conf:1: access-control is one of off, audit, protect"),
+      "\(refused.stderr)")
+  }
+
   @Test func aMistakeInTheFileIsNamedAndStopsTheDaemon() throws {
     let bus = try PrivateBus()
     let directory = try TemporaryDirectory(prefix: "config")
@@ -114,7 +139,8 @@ import Testing
     .map { $0.dropFirst().split(separator: " ")[0] }
     #expect(
       settings.sorted() == [
-        "data-dir", "kwallet", "lock-after-idle", "lock-after-unused", "lock-at-logout",
+        "access-control", "data-dir", "kwallet", "lock-after-idle", "lock-after-unused",
+        "lock-at-logout",
         "lock-before-sleep", "lock-on-screen-lock", "pinentry",
       ])
     for setting in settings {
