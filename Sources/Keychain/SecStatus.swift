@@ -34,6 +34,9 @@ public let errSecItemNotFound: OSStatus = KeychainStatus.itemNotFound.code
 public let errSecInteractionNotAllowed: OSStatus = KeychainStatus.interactionNotAllowed.code
 /// Data could not be decoded.
 public let errSecDecode: OSStatus = KeychainStatus.decode.code
+/// The query names an access group the program is not in (on keychaind: any group but the
+/// program's own).
+public let errSecMissingEntitlement: OSStatus = KeychainStatus.missingEntitlement.code
 /// A component (the bus, the provider) failed in an unexpected way.
 public let errSecInternalComponent: OSStatus = KeychainStatus.internalComponent.code
 /// A signature did not verify.

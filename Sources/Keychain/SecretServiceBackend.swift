@@ -13,13 +13,51 @@ import SecretServiceProtocol
 
 /// A provider's items as an `ItemSource`: object paths, each call a blocking D-Bus round trip
 /// on the client thread.
+///
+/// Access groups as on Apple platforms, when the provider is keychaind: a program's one group
+/// is its identity (what `keychainctl access whoami` shows), every item it creates goes there,
+/// and naming another group in a query is `errSecMissingEntitlement`. Items keychaind shows as
+/// locked to this program alone (another program's, in `access-control = protect`) are left
+/// out of every result, so they answer `errSecItemNotFound`. On another provider
+/// `kSecAttrAccessGroup` stays an ordinary attribute.
 struct BusItems: ItemSource {
   let client: SecretServiceClient
+  /// This program's access group: its identity key, as keychaind resolves it; nil on another
+  /// provider (or for a program keychaind cannot identify).
+  let accessGroup: String?
+  /// Whether the provider has access groups at all.
+  let hasAccessGroups: Bool
+
+  /// The attribute `kSecAttrAccessGroup` is stored under on providers without access groups.
+  static let groupAttribute =
+    SecretServiceMapping.keychainPrefix + AttributeKey.accessGroup.rawValue
+
+  init(client: SecretServiceClient) {
+    self.client = client
+    let identity = try? ClientThread.blocking { try await client.accessIdentity() }
+    hasAccessGroups = identity != nil
+    accessGroup = identity.flatMap { $0.key.isEmpty ? nil : $0.key }
+  }
+
+  /// `pairs` without the access group, which keychaind keeps as the item's owner rather than
+  /// as an attribute; `errSecMissingEntitlement` if they name a group this program is not in.
+  func withoutAccessGroup(_ pairs: [String: String]) throws(KeychainStatus) -> [String: String] {
+    guard hasAccessGroups, let group = pairs[Self.groupAttribute] else { return pairs }
+    guard group == accessGroup else {
+      throw KeychainStatus(
+        KeychainStatus.missingEntitlement.code,
+        detail: "this program's access group is \(accessGroup ?? "none (it cannot be identified)")")
+    }
+    var pairs = pairs
+    pairs[Self.groupAttribute] = nil
+    return pairs
+  }
 
   /// The provider on the bus at `address` (the session bus when nil).
   static func connect(address: String?) throws(KeychainStatus) -> BusItems {
     do {
-      return BusItems(client: try ClientThread.blocking { try await .connect(to: address) })
+      let client = try ClientThread.blocking { try await SecretServiceClient.connect(to: address) }
+      return BusItems(client: client)
     } catch {
       throw KeychainStatus(KeychainStatus.notAvailable.code, detail: "\(status(error))")
     }
@@ -65,7 +103,30 @@ struct BusItems: ItemSource {
   }
 
   func search(_ pairs: [String: String]) throws -> (unlocked: [ObjectPath], locked: [ObjectPath]) {
-    try run { try await $0.search(pairs) }
+    let pairs = try withoutAccessGroup(pairs)
+    let hasAccessGroups = hasAccessGroups
+    return try run { client in
+      var (unlocked, locked) = try await client.search(pairs)
+      if hasAccessGroups, !locked.isEmpty {
+        // An item locked while its collection is not is locked for this program alone: it is
+        // not this program's to see.
+        var collectionLocked: [ObjectPath: Bool] = [:]
+        var kept: [ObjectPath] = []
+        for item in locked {
+          let collection = ObjectPath(
+            unchecked: String(
+              item.rawValue[..<(item.rawValue.lastIndex(of: "/") ?? item.rawValue.endIndex)]))
+          if collectionLocked[collection] == nil {
+            collectionLocked[collection] =
+              (try? await client.isLocked(collection, interface: SecretService.collectionInterface))
+              ?? true
+          }
+          if collectionLocked[collection] == true { kept.append(item) }
+        }
+        locked = kept
+      }
+      return (unlocked, locked)
+    }
   }
 
   /// A persistent reference is the item's object path.
@@ -90,9 +151,12 @@ struct BusItems: ItemSource {
     let (remote, secret) = try run { client in
       (try await client.item(item), data ? try await client.secret(of: item).copyBytes() : nil)
     }
-    let (itemClass, attributes) = SecretServiceMapping.keychainAttributes(
+    var (itemClass, attributes) = SecretServiceMapping.keychainAttributes(
       raw: remote.attributes, label: remote.label, created: remote.created,
       modified: remote.modified)
+    // What this program may read is in its group, as far as it can tell: an item another
+    // program let it read shows the same (keychaind does not say whose an item is).
+    if hasAccessGroups, let accessGroup { attributes[.accessGroup] = .string(accessGroup) }
     return FoundItem(
       itemClass: itemClass, attributes: attributes, data: secret,
       persistentReference: Array(item.rawValue.utf8))
@@ -105,6 +169,7 @@ struct BusItems: ItemSource {
   func create(label: String, attributes: [String: String], secret: [UInt8], data: Bool) throws
     -> FoundItem
   {
+    let attributes = try withoutAccessGroup(attributes)
     let path = try run { client in
       try await client.createItem(
         label: label, attributes: attributes, secret: SecureBytes(copying: secret))

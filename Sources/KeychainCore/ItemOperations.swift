@@ -87,10 +87,14 @@ extension ItemSource {
     for candidate in try search(SecretServiceMapping.searchPairs(for: query)).unlocked
     where !excluded.contains(candidate) {
       let view = try view(candidate, data: false)
-      // Same class, and every primary-key attribute equal, absent ones included.
-      if view.itemClass == itemClass,
-        view.attributes.filter({ itemClass.primaryKey.contains($0.key) }) == key
-      {
+      // Same class, and every primary-key attribute equal, absent ones included; an item added
+      // with no access group goes to the program's own, which the source reports for the items
+      // it reads: the group counts only when the new item names one.
+      let compared = view.attributes.filter {
+        itemClass.primaryKey.contains($0.key)
+          && ($0.key != .accessGroup || key[.accessGroup] != nil)
+      }
+      if view.itemClass == itemClass, compared == key {
         return true
       }
     }

@@ -44,6 +44,8 @@ public struct KeychainStatus: Error, Hashable, Sendable, CustomStringConvertible
   public static let interactionNotAllowed = KeychainStatus(-25308)
   /// `errSecDecode`
   public static let decode = KeychainStatus(-26275)
+  /// `errSecMissingEntitlement`: an access group the caller is not in.
+  public static let missingEntitlement = KeychainStatus(-34018)
   /// `errSecInternalComponent`: a part below the API (the bus, the provider) failed.
   public static let internalComponent = KeychainStatus(-2070)
   /// `errSecVerifyFailed`: a signature did not verify.
@@ -71,6 +73,7 @@ public struct KeychainStatus: Error, Hashable, Sendable, CustomStringConvertible
     case -25300: "The specified item could not be found in the keychain."
     case -25308: "User interaction is not allowed."
     case -26275: "Unable to decode the provided data."
+    case -34018: "A required entitlement isn't present."
     case -2070: "An internal component failed."
     case -67808: "A cryptographic verification failure has occurred."
     default: "OSStatus \(code)"

@@ -60,5 +60,54 @@ extension KeychainAPITests {
       #expect(daemon.isRunning)
       _ = daemon.terminate()
     }
+
+    /// Access groups on keychaind in protect: this program's group is its identity, another
+    /// group is errSecMissingEntitlement, and another program's items are not found at all.
+    @Test func accessGroupsFollowTheProgramInProtect() async throws {
+      let daemon = try await DaemonProcess(configuration: "access-control = protect\n")
+      KeychainBackend.use(.secretService(address: daemon.bus.address))
+      defer { KeychainAPITests.useEmbeddedStore() }
+      // This test program, as keychaind identifies it: a program the user can change.
+      let own =
+        "exe:" + (try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+
+      func add(_ account: String, group: String?) -> OSStatus {
+        var item: [String: Any] = [
+          kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "groups",
+          kSecAttrAccount as String: account, kSecValueData as String: Data(account.utf8),
+        ]
+        if let group { item[kSecAttrAccessGroup as String] = group }
+        return SecItemAdd(item as CFDictionary, nil)
+      }
+      func read(_ account: String, group: String? = nil) -> (OSStatus, Data?) {
+        var query: [String: Any] = [
+          kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "groups",
+          kSecAttrAccount as String: account, kSecReturnData as String: true,
+        ]
+        if let group { query[kSecAttrAccessGroup as String] = group }
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        return (status, result as? Data)
+      }
+
+      #expect(add("mine", group: nil) == errSecSuccess)
+      #expect(read("mine") == (errSecSuccess, Data("mine".utf8)))
+      #expect(add("grouped", group: own) == errSecSuccess)
+      #expect(read("grouped", group: own) == (errSecSuccess, Data("grouped".utf8)))
+      #expect(add("shared", group: "group:shared") == errSecMissingEntitlement)
+      #expect(read("mine", group: "group:shared").0 == errSecMissingEntitlement)
+
+      // secret-tool stores the same kind of item: another program's, so not found here, with no
+      // dialog (the daemon has no pinentry; asking would be the user cancelling).
+      let stored = try daemon.run(
+        "secret-tool",
+        [
+          "store", "--label=theirs", "xdg:schema", "org.freedesktop.Secret.Generic", "service",
+          "groups", "account", "theirs",
+        ], stdin: Array("theirs".utf8))
+      #expect(stored.status == 0, "\(stored.stderr)")
+      #expect(read("theirs").0 == errSecItemNotFound)
+      _ = daemon.terminate()
+    }
   }
 }
