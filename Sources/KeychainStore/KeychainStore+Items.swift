@@ -39,12 +39,14 @@ extension KeychainStore {
 
   /// Creates an item in an unlocked collection, durably. With `replace`, an item of that
   /// collection with exactly the same attributes gets the new label and secret instead, and
-  /// keeps its identity (and its owner). A new item is owned by `owner` (an application's
-  /// identity key; nil for none). Returns the item and whether it replaced one.
+  /// keeps its identity (and its owner), unless `mayReplace` says the caller may not change
+  /// it (`notAllowed`). A new item is owned by `owner` (an application's identity key; nil for
+  /// none). Returns the item and whether it replaced one.
   @discardableResult
   public func createItem(
     in collection: String, label: String, attributes: [String: String], secret: SecureBytes,
-    contentType: String = "text/plain", replace: Bool, owner: String? = nil
+    contentType: String = "text/plain", replace: Bool, owner: String? = nil,
+    mayReplace: (ItemID) -> Bool = { _ in true }
   ) throws -> (item: ItemID, replaced: Bool) {
     try ItemPayload.checkLimits(label: label, attributes: attributes, secretCount: secret.count)
     let key = try dataKey(collection)
@@ -56,6 +58,10 @@ extension KeychainStore {
     let (item, replaced, created) = try write(collection) { db in
       let collectionID = try collectionID(collection, db)
       if replace, let existing = try exactMatch(wanted, in: collection, db) {
+        guard mayReplace(existing) else {
+          throw StoreError.notAllowed(
+            "an item with these attributes belongs to another program; it may not replace it")
+        }
         try db.execute(
           sql: "UPDATE item SET sealed = ?, modified = ? WHERE id = ?",
           arguments: [try seal(payload, for: existing, key: key), stamp, existing.id])

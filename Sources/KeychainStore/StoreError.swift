@@ -27,6 +27,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
   case noSpace
   /// The request makes no sense (an empty name, a reserved alias…).
   case invalid(String)
+  /// The caller may not do this to the item (per-application access: it is another's).
+  case notAllowed(String)
 
   public var description: String {
     switch self {
@@ -45,6 +47,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
       "\(path): \(problem). keychaind changed nothing. \(remedy)"
     case .noSpace: "no space left for the keyring: free some disk space and try again"
     case .invalid(let what): what
+    case .notAllowed(let why): why
     }
   }
 
@@ -59,6 +62,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case .limitExceeded, .invalid: KeychainStatus.param(description)
     case .newerSchema, .unsafePermissions, .corrupt, .damaged: .notAvailable
     case .noSpace: .diskFull
+    case .notAllowed: .missingEntitlement
     }
   }
 }

@@ -61,11 +61,11 @@ struct CollectionInterface: DBusInterface {
     let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
     let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
     let contentType = secret.contentType.isEmpty ? "text/plain" : secret.contentType
-    let owner = view.creator
+    let (owner, mayReplace) = (view.creator, view.mayReplace)
     let (item, replaced) = try await view.write(using: [name]) { [name, label, attributes] in
       try $0.createItem(
         in: name, label: label, attributes: attributes, secret: plaintext,
-        contentType: contentType, replace: replace, owner: owner)
+        contentType: contentType, replace: replace, owner: owner, mayReplace: mayReplace)
     }
     view.record(replaced ? .itemReplaced(item) : .itemCreated(item))
     return (Resolver.path(of: item), SecretPath.none)

@@ -13,6 +13,7 @@
 // naming it. The key is never logged.
 
 import Foundation
+import KeychainAccess
 import KeychainCrypto
 import KeychainDBus
 import KeychainStore
@@ -88,10 +89,20 @@ struct PortalInterface: DBusInterface {
     }
     do {
       // One job on the store: the key found or made, and made at most once.
-      let (key, created) = try await view.write(using: [collection]) {
+      let (key, item, created) = try await view.write(using: [collection]) {
         try Self.key(for: appID, in: collection, $0)
       }
-      if let created { await state.publish([.itemCreated(created)], on: request.connection) }
+      if created { await state.publish([.itemCreated(item)], on: request.connection) }
+      // Recorded as the app the portal vouches for, not as the portal.
+      let app = AppIdentity(
+        kind: .portal, key: "portal:\(appID)", display: "\(appID) (through the portal)",
+        verified: true)
+      state.access.log([
+        AuditRecord(
+          op: created ? .create : .read, decision: .owner,
+          app: AuditRecord.App(app, pid: nil), sender: request.caller.rawValue,
+          item: Resolver.path(of: item).rawValue)
+      ])
       return Self.write(key, to: fd) ? .success : .failed
     } catch {
       state.logger.warning("the key of a Flatpak app could not be read or made: \(error)")
@@ -102,7 +113,7 @@ struct PortalInterface: DBusInterface {
   /// The app's key: in `collection` by `app_id` (one with the portal's schema first, then the
   /// oldest), else in any unlocked collection, else a new one stored in `collection`.
   static func key(for appID: String, in collection: String, _ store: KeychainStore) throws
-    -> (SecureBytes, created: ItemID?)
+    -> (SecureBytes, item: ItemID, created: Bool)
   {
     for scope in [collection, nil] as [String?] {
       let found = try store.searchItems(["app_id": appID], in: scope).unlocked
@@ -112,14 +123,16 @@ struct PortalInterface: DBusInterface {
         )
         return portal.0 != portal.1 ? portal.0 : $0.info.created < $1.info.created
       }
-      if let best = ranked.first { return (try store.secret(of: best.item).secret, nil) }
+      if let best = ranked.first {
+        return (try store.secret(of: best.item).secret, best.item, false)
+      }
     }
     let key = SecureBytes.random(count: keySize)
     let (item, _) = try store.createItem(
       in: collection, label: "Application key for \(appID)",
       attributes: ["app_id": appID, "xdg:schema": schema], secret: key,
       contentType: "application/octet-stream", replace: false, owner: "portal:\(appID)")
-    return (key, item)
+    return (key, item, true)
   }
 
   static let schema = "org.freedesktop.portal.Secret"

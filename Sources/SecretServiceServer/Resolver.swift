@@ -113,6 +113,7 @@ extension StoreError: DBusErrorConvertible {
     case .invalid, .collectionExists: DBusError(.invalidArgs, description)
     case .wrongPassword: SecretServiceError.wrongPassword
     case .noSpace: DBusError(.ioError, description)
+    case .notAllowed: DBusError(.accessDenied, description)
     case .newerSchema, .unsafePermissions, .corrupt, .damaged: DBusError(.failed, description)
     }
   }

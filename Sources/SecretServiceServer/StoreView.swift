@@ -45,6 +45,14 @@ struct StoreView: Sendable {
   /// The application making the call; nil with access control off.
   var caller: CallerApp? { request.context.value(CallerApp.self) }
 
+  /// Whether the caller may overwrite `item` (CreateItem's replace, KWallet's writeEntry):
+  /// always outside `protect`; there, if its application may use the item.
+  var mayReplace: @Sendable (ItemID) -> Bool {
+    guard state.access.enforces, let caller else { return { _ in true } }
+    let (access, store) = (state.access, store)
+    return { access.allows(caller, $0, in: store) }
+  }
+
   /// The identity key new items are owned by: the caller's, when it can be remembered.
   var creator: String? {
     guard let identity = caller?.identity, identity.isRememberable else { return nil }

@@ -236,4 +236,44 @@ import Testing
     #expect(changed.status == 1)
     #expect(changed.stderr.contains("audit.jsonl line"), "\(changed.stderr)")
   }
+
+  @Test func anotherProgramMayNotReplaceAnItemItDoesNotOwn() async throws {
+    let setup = try await Setup()
+    try setup.store("original")
+    // secret-tool stores with replace: the copy's store would overwrite the owner's item.
+    let replaced = try setup.daemon.run(
+      setup.copy, ["store", "--label=Mine now", "service", "mail"], stdin: Array("taken".utf8),
+      environment: AccessControlTests.display)
+    #expect(replaced.status != 0)
+    #expect(replaced.stderr.contains("belongs to another program"), "\(replaced.stderr)")
+    #expect(try setup.lookup(by: "secret-tool").stdout == "original")
+  }
+
+  @Test(
+    .enabled(
+      if: FileManager.default.isExecutableFile(atPath: "/usr/bin/kwallet-query"),
+      "needs libkf5wallet-bin"))
+  func aKWalletClientSeesOnlyWhatItOwnsOrWasAllowed() async throws {
+    let setup = try await Setup()
+    let stored = try setup.daemon.run(
+      "secret-tool",
+      ["store", "--label", "x", "server", "Mail", "user", "alice", "type", "plaintext"],
+      stdin: Array("from libsecret".utf8), environment: AccessControlTests.display)
+    #expect(stored.status == 0, "\(stored.stderr)")
+    let query = "/usr/bin/kwallet-query"
+    let environment = KWalletClientTests.kdeEnvironment(setup.daemon)
+    let arguments = ["-f", "Mail", "-r", "alice", "kdewallet"]
+    let hidden = try KWalletClientTests.run(query, arguments, environment)
+    #expect(!hidden.stdout.contains("from libsecret"), "\(hidden.stdout)")
+    // kwallet-query is a front end, so the grant names it together with whoever runs it (this
+    // test program): allowing kwallet-query alone would allow every script that runs it.
+    let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+    let allowed = try setup.keychainctl(
+      [
+        "access", "allow", "--app", "via:exe:\(query)@exe:\(me)", "login", "--password-stdin",
+      ], stdin: "test password\n")
+    #expect(allowed.status == 0, "\(allowed.stderr)")
+    let read = try KWalletClientTests.run(query, arguments, environment)
+    #expect(read.stdout == "from libsecret\n", "\(read.stderr)\n\(setup.daemon.log)")
+  }
 }

@@ -86,7 +86,13 @@ import Testing
     let info = setup.daemon.home.path + "/flatpak-info"
     try "[Application]\nname=org.example.App\n".write(
       toFile: info, atomically: true, encoding: .utf8)
-    let sandboxed = ["--dev-bind", "/", "/", "--ro-bind", info, "/.flatpak-info", "--"]
+    // A root of its own, as Flatpak's: binding a file over the host's / would leave an empty
+    // /.flatpak-info behind there, which xdg-desktop-portal then reads for every host process.
+    let sandboxed = [
+      "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64",
+      "/lib64", "--symlink", "usr/bin", "/bin", "--ro-bind", "/etc", "/etc", "--proc", "/proc",
+      "--dev", "/dev", "--bind", "/tmp", "/tmp", "--ro-bind", info, "/.flatpak-info", "--",
+    ]
     let stored = try setup.daemon.run(
       "bwrap", sandboxed + ["secret-tool", "store", "--label=App token", "service", "mail"],
       stdin: Array("app-secret".utf8), environment: AccessControlTests.display)
@@ -102,6 +108,7 @@ import Testing
     let app = records.first?["app"] as? [String: Any]
     #expect(app?["key"] as? String == "flatpak:org.example.App", "\(records)")
     #expect(app?["kind"] as? String == "flatpak")
+    #expect(!FileManager.default.fileExists(atPath: "/.flatpak-info"), "the host root was changed")
   }
 
   @Test func aConnectionWhoseProcessLeftIsUnknownAndAllowedOnceOnly() async throws {

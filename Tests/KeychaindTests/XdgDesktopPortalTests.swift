@@ -63,6 +63,10 @@ struct XdgDesktopPortalTests {
     #expect(try sandboxed("org.example.Other") != first)
     let stored = try daemon.run("secret-tool", ["search", "--all", "app_id", "org.example.Test"])
     #expect(stored.stdout.contains("label = Application key for org.example.Test"))
+    // The audit log names the app the portal vouched for, not the portal.
+    let audit = try String(
+      contentsOfFile: daemon.home.path + "/.local/state/keychaind/audit.jsonl", encoding: .utf8)
+    #expect(audit.contains("\"key\":\"portal:org.example.Test\",\"kind\":\"portal\""), "\(audit)")
 
     // Not a Flatpak app: the portal passes an empty app id, and keychaind makes no key.
     let host = try runCommand(

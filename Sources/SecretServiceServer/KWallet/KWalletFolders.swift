@@ -124,19 +124,19 @@ struct KWalletFolders {
   /// Writes `entry` at `folder`/`key`, replacing what the key held.
   func write(_ entry: KWalletEntry, _ folder: String, _ key: String) async throws {
     let collection = collection
-    let owner = view.creator
+    let (owner, mayReplace) = (view.creator, view.mayReplace)
     let events = try await view.write(using: [collection]) { store -> [StoreEvent] in
       let attributes = entry.attributes(folder: folder, key: key)
       let (item, replaced) = try store.createItem(
         in: collection, label: Entry.label(folder: folder, key: key), attributes: attributes,
         secret: SecureBytes(copying: entry.secret), contentType: Entry.contentType,
-        replace: true, owner: owner)
+        replace: true, owner: owner, mayReplace: mayReplace)
       var events: [StoreEvent] = [replaced ? .itemReplaced(item) : .itemCreated(item)]
       // The key's items of another KWallet kind go: one key, one entry.
       let others = try store.searchItems(
         [Entry.folderAttribute: folder, Entry.keyAttribute: key], in: collection
       ).unlocked
-      for other in others where other != item {
+      for other in others where other != item && mayReplace(other) {
         let info = try store.itemInfo(other)
         guard let type = info.attributes[Entry.typeAttribute], Entry.typeValues.contains(type)
         else { continue }
