@@ -33,6 +33,7 @@ struct CollectionInterface: DBusInterface {
 
   func delete(_ request: MethodRequest) async throws -> ObjectPath {
     let view = StoreView(request, state: state)
+    try view.requireMayDeleteAll(of: name)
     try await view.write { [name] in try $0.deleteCollection(name) }
     state.lockPoliciesChanged()  // its own went with it
     view.record(.collectionDeleted(name))

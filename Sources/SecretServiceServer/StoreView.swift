@@ -45,6 +45,27 @@ struct StoreView: Sendable {
   /// The application making the call; nil with access control off.
   var caller: CallerApp? { request.context.value(CallerApp.self) }
 
+  /// In `protect`, throws `AccessDenied` unless the caller may use every item of `collection`
+  /// (which must be unlocked, so that its owners are known): deleting a collection deletes
+  /// other programs' items too.
+  func requireMayDeleteAll(of collection: String) throws {
+    guard state.access.enforces, let caller, collection != KeychainStore.sessionCollection else {
+      return
+    }
+    guard !isLocked(collection) else {
+      throw DBusError(
+        .accessDenied, "unlock the collection first: its items' owners are sealed with its key")
+    }
+    let others = try items(in: collection).filter { !state.access.allows(caller, $0, in: store) }
+    guard others.isEmpty else {
+      for item in others { note(.delete, .denied, item) }
+      throw DBusError(
+        .accessDenied,
+        "\(others.count) item(s) of this collection belong to other programs, which \(caller.identity.display) may not delete; allow it first with: keychainctl access allow --app '\(caller.identity.key.isEmpty ? "PROGRAM" : caller.identity.key)' \(Resolver.path(ofCollection: collection).rawValue)"
+      )
+    }
+  }
+
   /// Whether the caller may overwrite `item` (CreateItem's replace, KWallet's writeEntry):
   /// always outside `protect`; there, if its application may use the item.
   var mayReplace: @Sendable (ItemID) -> Bool {

@@ -63,7 +63,7 @@ import Testing
     let attrs = try busctl(f, ["call"] + target + ["Attributes", "a{ss}", "2", "a", "1", "b", "2"])
     #expect(attrs.stdout == "u 2\n")
     let setProperty = try busctl(f, ["set-property"] + target + ["Greeting", "s", "Hey"])
-    #expect(setProperty.status == 0)
+    #expect(setProperty.status == 0, "\(setProperty.stderr)")
     let property = try busctl(f, ["get-property"] + target + ["Greeting"])
     #expect(property.stdout == "s \"Hey\"\n")
     let unknown = try busctl(f, ["call"] + target + ["NoSuchMethod"])

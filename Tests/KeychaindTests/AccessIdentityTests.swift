@@ -149,4 +149,51 @@ import Testing
     #expect("\(app?["pid"] ?? "")" == pid)
     #expect(reading["decision"] as? String == "grant")
   }
+
+  /// secret-tool is a front end: a grant goes to it together with the program that ran it, so
+  /// "Always allow" for one script's secret-tool does not allow another script's.
+  @Test func alwaysAllowForOneRequesterDoesNotAllowAnother() async throws {
+    let setup = try await Setup(confirmations: [.notOK, .cancel])
+    try setup.store("s3cret")
+    func script(_ name: String) throws -> String {
+      let path = setup.daemon.home.path + "/" + name
+      try "#!/bin/sh\nsecret-tool lookup service mail\n".write(
+        toFile: path, atomically: true, encoding: .utf8)
+      chmod(path, 0o755)
+      return path
+    }
+    let mail = try script("mbsync-fake")
+    let other = try script("other-script")
+    #expect(try setup.lookup(by: mail).stdout == "s3cret")
+    #expect(try setup.lookup(by: mail).stdout == "s3cret")
+    #expect(setup.pinentry.confirmations == 1, "asked again after Always allow")
+    let description = setup.pinentry.log.first { $0.hasPrefix("SETDESC") } ?? ""
+    #expect(description.contains("“secret-tool, run by mbsync-fake"), "\(description)")
+    // The other script's secret-tool is asked (and denied).
+    #expect(try setup.lookup(by: other).stdout.isEmpty)
+    #expect(setup.pinentry.confirmations == 2)
+    let listed = try setup.keychainctl(["access", "list", "--json"])
+    #expect(
+      listed.stdout.contains("via:exe:/usr/bin/secret-tool@script:")
+        && listed.stdout.contains(":\(mail)\""),
+      "\(listed.stdout)")
+  }
+
+  @Test func aProgramMayDeleteACollectionOnlyIfEveryItemInItIsItsToUse() async throws {
+    let setup = try await Setup()
+    try setup.store("s3cret")
+    func delete() throws -> CommandResult {
+      try setup.daemon.run(
+        "gdbus",
+        [
+          "call", "--session", "-d", "org.freedesktop.secrets", "-o",
+          "/org/freedesktop/secrets/collection/login", "-m",
+          "org.freedesktop.Secret.Collection.Delete",
+        ], environment: AccessControlTests.display)
+    }
+    let refused = try delete()
+    #expect(refused.status != 0)
+    #expect(refused.stderr.contains("belong to other programs"), "\(refused.stderr)")
+    #expect(try setup.lookup(by: "secret-tool").stdout == "s3cret")
+  }
 }
