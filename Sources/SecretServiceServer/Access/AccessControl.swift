@@ -114,7 +114,11 @@ final class AccessControl: Sendable {
     let arrival = state.withLock { $0.arrivals[sender] }
     let identity: AppIdentity
     var display = false
-    if let pid = credentials?.pid {
+    if let uid = credentials?.uid, uid != getuid() {
+      // The session bus is the user's own; another user (root) is never remembered as one of
+      // the user's programs.
+      identity = .unknown(pid: credentials?.pid, why: "it runs as another user (uid \(uid))")
+    } else if let pid = credentials?.pid {
       identity = resolver.identity(
         pid: pid, startTime: credentials?.processStartTime, arrival: arrival)
       display = ProcessFacts.hasDisplay(pid: pid)
@@ -163,8 +167,14 @@ final class AccessControl: Sendable {
 
   /// The user denied `items`: the same application is not asked about them for a while.
   func deny(_ caller: CallerApp, _ items: [ItemID]) {
-    let until = Date().addingTimeInterval(Self.denialQuiet)
+    let now = Date()
+    let until = now.addingTimeInterval(Self.denialQuiet)
     state.withLock { state in
+      // Denials that have run out go, so that the table holds only the last few seconds'.
+      state.denied = state.denied.compactMapValues { items in
+        let current = items.filter { $0.value > now }
+        return current.isEmpty ? nil : current
+      }
       for item in items { state.denied[caller.memoryKey, default: [:]][item] = until }
     }
   }
