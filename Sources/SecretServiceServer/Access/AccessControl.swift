@@ -106,8 +106,10 @@ final class AccessControl: Sendable {
     }
   }
 
-  /// The application behind the call's connection, resolved on its first call.
-  func caller(of request: MethodRequest) async -> CallerApp {
+  /// The application behind the call's connection, resolved on its first call. On the
+  /// caller's executor: a plain `async` function would move every call off the connection's
+  /// thread and back, which cost a read 20–35 µs.
+  nonisolated(nonsending) func caller(of request: MethodRequest) async -> CallerApp {
     let sender = request.caller
     if let known = state.withLock({ $0.callers[sender] }) { return known }
     let credentials = try? await request.callerCredentials()
