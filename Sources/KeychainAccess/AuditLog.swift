@@ -62,7 +62,9 @@ public final class AuditLog: Sendable {
     var continued = (seq: UInt64(0), mac: AuditChain.start)
     for name in ["audit.jsonl", "audit.jsonl.1"] {
       let file = directory + "/" + name
-      guard let text = ProcessFacts.text(file), !text.isEmpty else { continue }
+      guard let text = try? String(contentsOfFile: file, encoding: .utf8), !text.isEmpty else {
+        continue
+      }
       guard let last = text.split(separator: "\n").last, let record = AuditChain.record(last),
         let (_, mac) = AuditChain.split(last)
       else {
@@ -249,7 +251,7 @@ public final class AuditLog: Sendable {
   public static func files(in directory: String, keep: Int = 4) -> [(name: String, text: String)] {
     let names = stride(from: keep, through: 1, by: -1).map { "audit.jsonl.\($0)" } + ["audit.jsonl"]
     return names.compactMap { name in
-      ProcessFacts.text(directory + "/" + name).map { (name, $0) }
+      (try? String(contentsOfFile: directory + "/" + name, encoding: .utf8)).map { (name, $0) }
     }
   }
 

@@ -106,7 +106,8 @@ public final class IdentityResolver: Sendable {
   func requester(of facts: ProcessFacts) -> (key: String, shown: String) {
     var current = facts
     for _ in 0..<Self.maximumWalk {
-      guard current.parent > 1, let parent = ProcessFacts.read(pid: current.parent, proc: proc)
+      guard current.parent > 1,
+        let parent = ProcessFacts.read(pid: current.parent, proc: proc, sandbox: false)
       else { break }
       current = parent
       let name = current.executable.map(Self.fileName) ?? current.command

@@ -32,14 +32,25 @@ struct CallerApp: Sendable {
   let identity: AppIdentity
   let pid: UInt32?
   let sender: BusName
-  /// Whether it runs where a dialog could reach its user (a graphical session).
-  let hasDisplay: Bool
+  /// When its process started, to tell it from a later one with the same pid.
+  let startTime: UInt64?
   /// How its audit records name it (made once: every record of the connection repeats it).
   let auditApp: AuditRecord.App
 
-  init(identity: AppIdentity, pid: UInt32?, sender: BusName, hasDisplay: Bool) {
-    (self.identity, self.pid, self.sender, self.hasDisplay) = (identity, pid, sender, hasDisplay)
+  init(identity: AppIdentity, pid: UInt32?, startTime: UInt64?, sender: BusName) {
+    (self.identity, self.pid, self.startTime, self.sender) = (identity, pid, startTime, sender)
     auditApp = AuditRecord.App(identity, pid: pid)
+  }
+
+  /// Whether it runs where a dialog could reach its user (a graphical session): read when a
+  /// dialog is about to be shown, not for every connection. A process that has gone, or whose
+  /// pid now names another, is taken to have one (see `ProcessFacts.hasDisplay`).
+  var hasDisplay: Bool {
+    guard let pid else { return true }
+    guard let startTime, PeerCredentials.startTime(ofProcess: pid) == startTime else {
+      return true
+    }
+    return ProcessFacts.hasDisplay(pid: pid)
   }
 
   /// The key its denials and allow-once answers are kept under: its identity, or its
@@ -115,7 +126,6 @@ final class AccessControl: Sendable {
     let credentials = try? await request.callerCredentials()
     let arrival = state.withLock { $0.arrivals[sender] }
     let identity: AppIdentity
-    var display = false
     if let uid = credentials?.uid, uid != getuid() {
       // The session bus is the user's own; another user (root) is never remembered as one of
       // the user's programs.
@@ -123,12 +133,12 @@ final class AccessControl: Sendable {
     } else if let pid = credentials?.pid {
       identity = resolver.identity(
         pid: pid, startTime: credentials?.processStartTime, arrival: arrival)
-      display = ProcessFacts.hasDisplay(pid: pid)
     } else {
       identity = .unknown(pid: nil, why: "the bus gave no process id")
     }
     let caller = CallerApp(
-      identity: identity, pid: credentials?.pid, sender: sender, hasDisplay: display)
+      identity: identity, pid: credentials?.pid, startTime: credentials?.processStartTime,
+      sender: sender)
     state.withLock { $0.callers[sender] = caller }
     logger.debug("caller \(sender.rawValue) is \(identity.kind.rawValue) \(identity.key)")
     return caller
