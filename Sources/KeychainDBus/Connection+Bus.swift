@@ -133,33 +133,27 @@ extension Connection {
 
   /// Unique names of connections as they arrive on the bus, from `NameOwnerChanged`.
   public func peerArrivals() async throws(DBusError) -> AsyncStream<BusName> {
-    let changes = try await signals(
-      matching: MatchRule(
-        sender: .bus, interface: .bus, member: "NameOwnerChanged", arguments: [1: ""]))
-    return AsyncStream { continuation in
-      let task = Task {
-        for await change in changes {
-          guard let name = change.body.first?.string, name.hasPrefix(":"),
-            let peer = BusName(validating: name)
-          else { continue }
-          continuation.yield(peer)
-        }
-        continuation.finish()
-      }
-      continuation.onTermination = { _ in task.cancel() }
-    }
+    try await uniqueNames(whereArgumentIsEmpty: 1)
   }
 
   /// Unique names of connections as they leave the bus, from `NameOwnerChanged`. Subscribe
   /// before handing out per-caller state, so that no departure is missed.
   public func peerDisconnections() async throws(DBusError) -> AsyncStream<BusName> {
+    try await uniqueNames(whereArgumentIsEmpty: 2)
+  }
+
+  /// The names of `NameOwnerChanged(name, old owner, new owner)` signals whose argument `index`
+  /// is empty (1: the name is new, 2: it has gone), unique names only: a well-known name
+  /// changing hands is no peer arriving or leaving.
+  private func uniqueNames(whereArgumentIsEmpty index: Int) async throws(DBusError)
+    -> AsyncStream<BusName>
+  {
     let changes = try await signals(
       matching: MatchRule(
-        sender: .bus, interface: .bus, member: "NameOwnerChanged", arguments: [2: ""]))
+        sender: .bus, interface: .bus, member: "NameOwnerChanged", arguments: [index: ""]))
     return AsyncStream { continuation in
       let task = Task {
         for await change in changes {
-          // Unique names only: a well-known name changing hands is not a peer leaving.
           guard let name = change.body.first?.string, name.hasPrefix(":"),
             let peer = BusName(validating: name)
           else { continue }
