@@ -109,7 +109,7 @@ struct StoreView: Sendable {
     if unlocked.count + locked.count >= MemoryRelease.largeList { noteLargeAnswer() }
     if state.access.enforces, let caller {
       let access = state.access
-      let refused = unlocked.filter { !access.allows(caller, $0, in: store) }
+      let refused = Set(unlocked.filter { !access.allows(caller, $0, in: store) })
       if !refused.isEmpty {
         unlocked.removeAll { refused.contains($0) }
         locked = (locked + refused).sorted()
