@@ -115,12 +115,6 @@ public final class AuditLog: Sendable {
     if !waiting.isEmpty { append(waiting) }
   }
 
-  /// Whether records are being written (a key is known).
-  public var isChaining: Bool { state.withLock { $0.chain != nil } }
-
-  /// The last sequence number written.
-  public var lastSeq: UInt64 { state.withLock { $0.lastSeq } }
-
   /// How many fsyncs the log has made (for tests that count them).
   public var syncCount: Int { state.withLock { $0.syncs } }
 
