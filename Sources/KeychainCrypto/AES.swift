@@ -164,6 +164,26 @@ public enum AESCBC {
     }
   }
 
+  /// Encrypts whole blocks and adds nothing: for gnome-keyring's keyring files, which their
+  /// writer pads with zeros itself.
+  public static func encryptBlocks<Bytes: ByteInput>(
+    _ plaintext: Bytes, key: SecureBytes, iv: [UInt8]
+  ) throws -> [UInt8] {
+    try plaintext.withUnsafeBytes { input in
+      guard input.count % blockSize == 0 else {
+        throw CryptoError.invalidInput("CBC plaintext must be a multiple of 16 bytes")
+      }
+      return try withCipher(CipherKey.cbc(key), iv: iv) { cipher in
+        try [UInt8](unsafeUninitializedCapacity: input.count) { buffer, count in
+          count = 0
+          try cipher.apply(
+            gcry_cipher_encrypt, input: input, output: UnsafeMutableRawBufferPointer(buffer))
+          count = input.count
+        }
+      }
+    }
+  }
+
   /// Decrypts whole blocks and removes nothing: for gnome-keyring's keyring files, which pad
   /// with zeros and check their content with a digest instead.
   public static func decryptBlocks<Bytes: ByteInput>(
