@@ -25,6 +25,9 @@ public struct ImportOutcome: Sendable, Equatable {
     case pending
     /// Damaged or unreadable: reported, never treated as empty.
     case failed
+    /// Deliberately left alone: a gnome-keyring file oo7 has migrated (its v1 copy is
+    /// imported instead) or whose collection the user deleted under oo7 since.
+    case skipped
   }
 
   public var file: String
@@ -97,8 +100,31 @@ public struct GnomeKeyringImporter: Sendable {
       var outcome = ImportOutcome(
         file: directory.path + "/\(name).keyring", collection: target,
         status: .failed)
+      if let reason = directory.migratedByOO7(name) {
+        outcome.status = .skipped
+        outcome.reason = reason
+        outcomes.append(outcome)
+        continue
+      }
       do {
         let source = try directory.read(name)
+        if V1Keyring.looksLikeOne(source.bytes) {
+          // libsecret's file backend on the host, or oo7-cli, writes v1 files here.
+          if !chainedRead, name != "login" {
+            chainedRead = true
+            passwords += chainedPasswords(passwords)
+          }
+          let importer = OO7Importer(store: store, directory: OO7Directory(path: directory.path))
+          outcomes.append(
+            importer.importFile(
+              file, collection: target, label: name, passwords: passwords, dryRun: dryRun
+            ) { done, items in
+              progress?(
+                ImportProgress(
+                  file: file, fileIndex: index, files: names.count, itemsDone: done, items: items))
+            })
+          continue
+        }
         let record = Self.record(source, collection: target)
         if let previous = try store.importSource(path: source.path), previous.sameFile(as: record) {
           outcome.status = .unchanged
@@ -166,34 +192,15 @@ public struct GnomeKeyringImporter: Sendable {
     _ contents: KeyringContents, password: SecureBytes, record: ImportSource, dryRun: Bool,
     _ outcome: inout ImportOutcome, progress: (Int) -> Void
   ) throws {
-    outcome.items = contents.items.count
     outcome.recovered = contents.items.filter(\.recovered).count
     outcome.accessEntries = contents.items.reduce(0) { $0 + $1.accessEntries }
-    outcome.portalKeys =
-      contents.items.filter { $0.attributes["app_id"] != nil && $0.secret.count == 64 }.count
-    let collection = record.collection
-    if dryRun {
-      outcome.status = .imported
-      outcome.added = contents.items.count
-      return
-    }
-    if try !store.hasCollection(collection) {
-      let label = contents.label.isEmpty ? collection : contents.label
-      _ = try store.createCollection(name: collection, label: label, password: password)
-      outcome.createdCollection = true
-    }
-    if store.isLocked(collection) {
-      // Unlocked by the same password if it is the same keyring; else it waits.
-      do { try store.unlock(collection, password: password) } catch StoreError.wrongPassword {
-        throw CollectionLockedElsewhere()
-      }
-    }
     var described = record
     described.result =
       "\(contents.items.count) items" + (contents.encrypted ? "" : Self.unprotectedMark)
-    let report = try store.merge(
-      contents.items.map(Self.imported), into: collection, source: described, progress: progress)
-    outcome.record(report)
+    try ImportMerge.apply(
+      contents.items.map(Self.imported), into: record.collection, label: contents.label,
+      password: password, record: described, store: store, dryRun: dryRun, &outcome,
+      progress: progress)
   }
 
   /// Points `default` where gnome-keyring's `default` file does, if keychaind's default is
@@ -251,9 +258,6 @@ public struct GnomeKeyringImporter: Sendable {
     }.joined()
   }
 }
-
-/// keychaind's collection of that name is locked, and the keyring's password does not open it.
-private struct CollectionLockedElsewhere: Error {}
 
 extension String {
   fileprivate func leftPadded(to width: Int) -> String {

@@ -69,6 +69,28 @@ public struct KeyringDirectory: Sendable {
     return text
   }
 
+  /// Why `name.keyring` is not imported, if oo7 (0.7 or later) migrated it: its empty stamp
+  /// `name.keyring.migrated` exists and the file has not changed since. Then oo7's v1 copy
+  /// holds the same items (with newer times) and is imported instead; if the user deleted the
+  /// collection under oo7 since (no v1 copy), it is not brought back. A file that changed after
+  /// the stamp (gnome-keyring ran again, after a rollback) is imported too, and the two merge.
+  public func migratedByOO7(_ name: String) -> String? {
+    var stamp = stat()
+    var file = stat()
+    guard lstat(path + "/" + name + ".keyring.migrated", &stamp) == 0,
+      lstat(path + "/" + name + ".keyring", &file) == 0
+    else { return nil }
+    let v1 = path + "/v1/" + name + ".keyring"
+    guard FileManager.default.fileExists(atPath: v1) else {
+      return "oo7 migrated it, and its collection was deleted under oo7 since (\(v1) is gone): "
+        + "it is not brought back"
+    }
+    let fileTime = (Int64(file.st_mtim.tv_sec), Int64(file.st_mtim.tv_nsec))
+    let stampTime = (Int64(stamp.st_mtim.tv_sec), Int64(stamp.st_mtim.tv_nsec))
+    guard fileTime <= stampTime else { return nil }
+    return "oo7 migrated it to \(v1), which is imported instead"
+  }
+
   /// Reads `name.keyring` whole, read-only, not through a link; never changes it.
   public func read(_ name: String) throws -> KeyringSource {
     try Self.readFile(path + "/" + name + ".keyring", name: name)

@@ -4,7 +4,8 @@
 // and a record of which file (identity and hash) was imported, so that an unchanged file is
 // skipped and a changed one is merged again. Merging never deletes: an item matches one already
 // there by its number and attributes, or by its attributes alone; the newer modification date
-// wins; anything else is added.
+// wins (a newer copy with the same label, content type and secret changes nothing); anything
+// else is added.
 
 import Foundation
 import GRDB
@@ -51,7 +52,8 @@ public struct MergeReport: Equatable, Sendable {
   public var added: [ItemID] = []
   /// Items that were there, older, and took the source's label, secret and date.
   public var updated: [ItemID] = []
-  /// Items that were there and as new or newer: left as they were.
+  /// Items that were there, as new or newer or with the same label, content type and secret:
+  /// left as they were.
   public var unchanged = 0
   /// Added items whose number was taken, so that they got another (and another path).
   public var renumbered = 0
@@ -124,7 +126,12 @@ extension KeychainStore {
         let modified = item.modified.map(Self.seconds) ?? now
         if let existing = try match(item, wanted, in: collection, excluding: matched, key, db) {
           matched.insert(existing.item.id)
-          guard modified > existing.modified else {
+          // The same item copied with newer times (oo7 resets them when it migrates a
+          // keyring) changes nothing.
+          let same =
+            (existing.payload.label, existing.payload.contentType, existing.payload.secret)
+            == (payload.label, payload.contentType, payload.secret)
+          guard modified > existing.modified, !same else {
             report.unchanged += 1
             continue
           }
@@ -189,7 +196,7 @@ extension KeychainStore {
   private func match(
     _ item: ImportedItem, _ wanted: [Data], in collection: String, excluding matched: Set<Int64>,
     _ key: CipherKey, _ db: Database
-  ) throws -> (item: ItemID, created: Int64, modified: Int64)? {
+  ) throws -> (item: ItemID, payload: ItemPayload, created: Int64, modified: Int64)? {
     var candidates = try matching(wanted, collection: collection, db)
       .filter { !matched.contains($0.id) }
     if let preferred = item.preferredID,
@@ -202,7 +209,7 @@ extension KeychainStore {
       // attributes are exactly these.
       let opened = try Self.openItem(candidate, key: key, db)
       if opened.payload.attributes == item.attributes {
-        return (candidate, opened.created, opened.modified)
+        return (candidate, opened.payload, opened.created, opened.modified)
       }
     }
     return nil
