@@ -211,6 +211,17 @@ public struct OO7Importer: Sendable {
     stem.prefix(1).uppercased() + stem.dropFirst()
   }
 
+  /// Unlocks the locked collections imported from oo7's directory that `password` opens, and
+  /// returns their names: oo7-daemon tries the login password on every collection at login,
+  /// and its users expect what it opened to be open.
+  public static func unlockImported(in store: KeychainStore, password: SecureBytes) -> [String] {
+    let names = ((try? store.importSources()) ?? [])
+      .filter { $0.path.contains("/keyrings/v1/") }.map(\.collection)
+    return Set(names).sorted().filter { name in
+      store.isLocked(name) && (try? store.unlock(name, password: password)) != nil
+    }
+  }
+
   /// Passwords gnome-keyring kept for its other keyrings, in keychaind's login collection.
   static func keptPasswords(in store: KeychainStore) -> [SecureBytes] {
     let login = KeychainStore.loginCollection

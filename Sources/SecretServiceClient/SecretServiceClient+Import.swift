@@ -23,6 +23,16 @@ extension SecretServiceClient {
     )
   }
 
+  /// Asks keychaind to import oo7's v1 keyrings from `directory` (empty: oo7's own), trying
+  /// `passwords` besides those it knows; one outcome per keyring file.
+  public func importOO7(directory: String, passwords: [SecureBytes], dryRun: Bool)
+    async throws -> [ImportedFile]
+  {
+    let secrets = try passwords.map { try secretValue($0, contentType: "text/plain") }
+    return try await call(
+      Self.service, SecretService.ImportMethods.importOO7, directory, secrets, dryRun)
+  }
+
   /// Asks keychaind to import KDE's wallets from `directory` (empty: KWallet's own), trying
   /// `passwords` besides those it knows; one outcome per wallet file.
   public func importKWallet(directory: String, passwords: [SecureBytes], dryRun: Bool)

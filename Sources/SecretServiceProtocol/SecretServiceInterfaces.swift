@@ -61,7 +61,8 @@ extension SecretService {
     public static let importer = Interface(
       importInterface,
       methods: [
-        ImportMethods.importGnomeKeyring, ImportMethods.importKWallet, ImportMethods.importBackup,
+        ImportMethods.importGnomeKeyring, ImportMethods.importOO7, ImportMethods.importKWallet,
+        ImportMethods.importBackup,
       ],
       signals: [ImportSignals.progress])
 

@@ -107,6 +107,11 @@ extension SecretService {
       .Returns<[ImportFileReport]>(
         importInterface, "ImportGnomeKeyring", ["directory", "passwords", "dry_run"], ["files"],
         errors: [.noSession, .accessDenied, .ioError])
+    /// oo7's v1 keyrings (`*.keyring` of `directory`, or of oo7's `keyrings/v1` when empty).
+    public static let importOO7 = Takes<String, [Secret], Bool>
+      .Returns<[ImportFileReport]>(
+        importInterface, "ImportOO7", ["directory", "passwords", "dry_run"], ["files"],
+        errors: [.noSession, .accessDenied, .ioError])
     /// KDE's wallets (`*.kwl` of `directory`, or of KWallet's own when empty).
     public static let importKWallet = Takes<String, [Secret], Bool>
       .Returns<[ImportFileReport]>(

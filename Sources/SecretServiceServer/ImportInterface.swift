@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 //
-// keychaind's `org.keychain_linux.Import` on the service object: gnome-keyring's keyrings and
-// KDE's wallets imported on request, with passwords the caller sends through its session
-// (`keychainctl import gnome-keyring`, `… kwallet`), and backups made by `keychainctl export`
+// keychaind's `org.keychain_linux.Import` on the service object: gnome-keyring's keyrings, oo7's
+// and KDE's wallets imported on request, with passwords the caller sends through its session
+// (`keychainctl import gnome-keyring`, `… oo7`, `… kwallet`), and backups made by `keychainctl export`
 // restored. The same importers run by themselves at each unlock (see `PasswordHook`); this is
 // for files that wait for another password, another directory, or a dry run.
 
@@ -20,6 +20,7 @@ struct ImportInterface: DBusInterface {
 
   static let table = InterfaceTable<ImportInterface>(SecretService.Interfaces.importer) { table in
     table.on(SecretService.ImportMethods.importGnomeKeyring, importGnomeKeyring)
+    table.on(SecretService.ImportMethods.importOO7, importOO7)
     table.on(SecretService.ImportMethods.importKWallet, importKWallet)
     table.on(SecretService.ImportMethods.importBackup, importBackup)
   }
@@ -36,6 +37,26 @@ struct ImportInterface: DBusInterface {
     let progress = Self.progress(on: request.connection)
     let outcomes = try await view.write { store in
       GnomeKeyringImporter(store: store, directory: directory)
+        .run(passwords: passwords, dryRun: dryRun, progress: progress)
+    }
+    if !dryRun {
+      view.record(contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, state.logger)))
+    }
+    return outcomes.map(ImportReport.report)
+  }
+
+  /// oo7's v1 keyrings, with the passwords sent (see `OO7Importer`).
+  func importOO7(
+    _ request: MethodRequest, directory path: String, passwords secrets: [Secret], dryRun: Bool
+  ) async throws -> [ImportFileReport] {
+    let passwords = try checked(path, secrets, request)
+    let directory =
+      path.isEmpty
+      ? OO7Directory.standard(ProcessInfo.processInfo.environment) : OO7Directory(path: path)
+    let view = StoreView(request, state: state)
+    let progress = Self.progress(on: request.connection)
+    let outcomes = try await view.write { store in
+      OO7Importer(store: store, directory: directory)
         .run(passwords: passwords, dryRun: dryRun, progress: progress)
     }
     if !dryRun {
@@ -120,19 +141,25 @@ public enum ImportReport {
       case .imported:
         logger.info(
           "imported \(outcome.file) into collection \(outcome.collection): \(summary(outcome))")
-        if outcome.createdCollection { effects.createdCollections.append(outcome.collection) }
-        if !outcome.changedItems.isEmpty { effects.changedCollections.append(outcome.collection) }
+        effects.note(outcome)
       case .unchanged:
         logger.debug("\(outcome.file) is unchanged since it was imported")
       case .pending:
         let retry =
-          outcome.file.hasSuffix(".keyring")
-          ? "; it is tried again at each unlock, or with keychainctl import gnome-keyring"
-          : outcome.file.hasSuffix(".kwl")
-            ? "; it is tried again at each unlock, or with keychainctl import kwallet" : ""
-        logger.notice("not imported yet: \(outcome.file) (\(outcome.reason ?? ""))\(retry)")
+          outcome.file.contains("/keyrings/v1/")
+          ? "; it is tried again at each unlock, or with keychainctl import oo7"
+          : outcome.file.hasSuffix(".keyring")
+            ? "; it is tried again at each unlock, or with keychainctl import gnome-keyring"
+            : outcome.file.hasSuffix(".kwl")
+              ? "; it is tried again at each unlock, or with keychainctl import kwallet" : ""
+        let what = outcome.added + outcome.updated + outcome.unchanged > 0 ? "partly" : "not"
+        logger.notice("\(what) imported yet: \(outcome.file) (\(outcome.reason ?? ""))\(retry)")
+        effects.note(outcome)
       case .failed:
         logger.error("cannot import \(outcome.reason ?? outcome.file); the file is left as it is")
+        effects.note(outcome)
+      case .skipped:
+        logger.info("left alone: \(outcome.file) (\(outcome.reason ?? ""))")
       }
     }
     return effects
@@ -170,5 +197,14 @@ public enum ImportReport {
     report.accessEntries = outcome.accessEntries
     report.portalKeys = outcome.portalKeys
     return report
+  }
+}
+
+extension PasswordHookEffects {
+  /// What clients must hear of an import that wrote something: a file still waiting for some
+  /// of its items, or with a damaged one, may have brought the others.
+  fileprivate mutating func note(_ outcome: ImportOutcome) {
+    if outcome.createdCollection { createdCollections.append(outcome.collection) }
+    if !outcome.changedItems.isEmpty { changedCollections.append(outcome.collection) }
   }
 }

@@ -23,7 +23,10 @@ struct Export: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Write collections, every item whole, to a file sealed with a passphrase.",
     discussion: """
-      Every item's label, attributes, content type, dates, number and secret, for the \
+      With --format v1, one collection is written as a keyring file that oo7 and libsecret's \
+      file backend open with that password (put it at $XDG_DATA_HOME/keyrings/v1/NAME.keyring \
+      for oo7-daemon); with --format v0, as gnome-keyring's own keyring file (put it at \
+      $XDG_DATA_HOME/keyrings/NAME.keyring). Otherwise (--format backup): every item's label, attributes, content type, dates, number and secret, for the \
       collections named with --collection (by name, the last element of their path, or \
       label), or all of them. Locked collections are unlocked through the provider's prompt \
       first. The passphrase (asked twice without echo at a terminal, else one line of standard \
@@ -39,14 +42,37 @@ struct Export: AsyncParsableCommand {
       the secret each after a 32-bit length.
       """)
 
+  /// What the file is.
+  enum Format: String, ExpressibleByArgument, CaseIterable {
+    /// keychainctl's own sealed backup, of any number of collections.
+    case backup
+    /// The keyring file of oo7 and libsecret's file backend, of one collection.
+    case v1
+    /// gnome-keyring's own keyring file, of one collection.
+    case v0
+  }
+
   @Option(name: .shortAndLong, help: "The file to write (must not exist).")
   var output: String
+
+  @Option(
+    help: ArgumentHelp(
+      "backup (the default), v1 (oo7's and libsecret's file) or v0 (gnome-keyring's file).",
+      discussion: "v1 and v0 hold one collection, keyed by a password asked like the passphrase."))
+  var format: Format = .backup
 
   @Option(help: "A collection to export (repeatable; default: all).")
   var collection: [String] = []
 
+  @Argument(help: "Collections to export, as with --collection.")
+  var collections: [String] = []
+
   func run() async throws {
     let client = try await connectedClient()
+    let collection = self.collection + collections
+    if format != .backup, collection.count != 1 {
+      throw ValidationError("--format \(format.rawValue) writes one collection: name it")
+    }
     var chosen = try await client.collections().filter { !$0.path.rawValue.hasSuffix("/session") }
     if !collection.isEmpty {
       chosen = chosen.filter { remote in
@@ -60,7 +86,8 @@ struct Export: AsyncParsableCommand {
         throw Exit.failure
       }
     }
-    let passphrase = try SecretInput.newPassword(prompt: "Passphrase for the backup: ")
+    let passphrase = try SecretInput.newPassword(
+      prompt: format == .backup ? "Passphrase for the backup: " : "Password for the keyring file: ")
     guard !passphrase.isEmpty else { throw ValidationError("the passphrase is empty") }
     var collections: [BackupCollection] = []
     for remote in chosen {
@@ -83,7 +110,17 @@ struct Export: AsyncParsableCommand {
       let name = remote.path.rawValue.split(separator: "/").last.map(String.init) ?? ""
       collections.append(BackupCollection(name: name, label: remote.label, items: items))
     }
-    let sealed = try Backup.seal(collections, passphrase: SecureBytes(copying: passphrase))
+    let key = SecureBytes(copying: passphrase)
+    let sealed: [UInt8]
+    switch format {
+    case .backup: sealed = try Backup.seal(collections, passphrase: key)
+    case .v1: sealed = try V1Writer.seal(collections[0].items, password: key)
+    case .v0:
+      let times = collections[0].items.flatMap { [$0.created, $0.modified] }
+      sealed = try BinaryKeyringWriter.seal(
+        label: collections[0].label, created: times.min() ?? Date(),
+        modified: times.max() ?? Date(), items: collections[0].items, password: key)
+    }
     try write(sealed, to: output)
     let count = collections.reduce(0) { $0 + $1.items.count }
     print("wrote \(count) items of \(collections.count) collections to \(output)")

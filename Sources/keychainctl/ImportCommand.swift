@@ -15,7 +15,9 @@ import SecretServiceProtocol
 struct Import: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Bring another keyring's secrets into keychaind.",
-    subcommands: [ImportGnomeKeyring.self, ImportKWallet.self, ImportBackup.self])
+    subcommands: [
+      ImportGnomeKeyring.self, ImportOO7.self, ImportKWallet.self, ImportBackup.self,
+    ])
 }
 
 struct ImportGnomeKeyring: AsyncParsableCommand {
@@ -53,6 +55,46 @@ struct ImportGnomeKeyring: AsyncParsableCommand {
       source: "gnome-keyring's", directory: directory, dryRun: dryRun,
       passwordStdin: passwordStdin, json: json
     ).run { try await $0.importGnomeKeyring(directory: $1, passwords: $2, dryRun: $3) }
+  }
+}
+
+struct ImportOO7: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "oo7",
+    abstract: "Import oo7's keyrings (the v1 format) into the running keychaind.",
+    discussion: """
+      keychaind reads every *.keyring file of oo7's directory ($XDG_DATA_HOME/keyrings/v1, \
+      also where libsecret's file backend writes), checks its whole structure, then decrypts \
+      it with the passwords it knows (those that opened its collections, those gnome-keyring \
+      kept in its login keyring, and one given here), item by item, since a file may hold \
+      items under two passwords. login goes into keychaind's login collection, any other file \
+      into the collection of its name (made with the file's password if there is none), in one \
+      transaction per file: labels, attributes, secrets and dates; xdg:content-type becomes the \
+      item's content type. Nothing in keychaind is deleted; an unchanged file is skipped; oo7's \
+      files are opened read-only and never changed. keychaind does the same by itself whenever \
+      a password unlocks it. At a terminal, a password is asked for each keyring still waiting \
+      for one (an empty answer skips it). Exit codes: 0 every keyring is imported (or was \
+      already); 1 a file or an item is damaged (named, with the byte or the item's position); \
+      2 a keyring, or some of its items, still waits for a password; 69 keychaind is not \
+      running or another provider answers.
+      """)
+
+  @Option(name: .customLong("dir"), help: "oo7's keyring directory (default: its own).")
+  var directory: String?
+
+  @Flag(help: "Read and decrypt everything, write nothing, and report what would be imported.")
+  var dryRun = false
+
+  @Flag(help: "Read one password from standard input (one line) and try it on every keyring.")
+  var passwordStdin = false
+
+  @Flag(help: "Print JSON.") var json = false
+
+  func run() async throws {
+    try await FileImport(
+      source: "oo7's", directory: directory, dryRun: dryRun, passwordStdin: passwordStdin,
+      json: json
+    ).run { try await $0.importOO7(directory: $1, passwords: $2, dryRun: $3) }
   }
 }
 
