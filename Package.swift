@@ -70,7 +70,8 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
 
-    // gnome-keyring's keyring files and KDE's wallets, read and merged into the store; no D-Bus.
+    // gnome-keyring's, oo7's and KDE's keyring files, read and merged into the store, and v1
+    // and v0 keyring files written for going back; no D-Bus.
     .target(
       name: "KeychainImport",
       dependencies: [

@@ -52,12 +52,16 @@ struct Status: AsyncParsableCommand {
     }
     let collections = try await client.collections()
     let items = collections.map(\.itemCount).reduce(0, +)
-    // keychaind's view of gnome-keyring's keyrings (a dry run: nothing is read twice or
-    // written); another provider has no such call, and nothing is shown.
-    let imports = try? await client.importGnomeKeyring(directory: "", passwords: [], dryRun: true)
-    let states = ["imported", "unchanged", "pending", "failed"].reduce(into: [String: Int]()) {
-      counts, status in counts[status] = imports?.filter { $0.status == status }.count ?? 0
-    }
+    // keychaind's view of gnome-keyring's and oo7's keyrings (dry runs: nothing is read twice
+    // or written); another provider has no such call, and nothing is shown.
+    let sources = [
+      ImportState(
+        name: "gnome-keyring", json: "gnome_keyring",
+        files: try? await client.importGnomeKeyring(directory: "", passwords: [], dryRun: true)),
+      ImportState(
+        name: "oo7", json: "oo7",
+        files: try? await client.importOO7(directory: "", passwords: [], dryRun: true)),
+    ].filter { !$0.files.isEmpty }
     if json {
       var object: [String: Any] = [
         "provider": [
@@ -68,10 +72,11 @@ struct Status: AsyncParsableCommand {
         },
         "items": items,
       ]
-      if let imports, !imports.isEmpty {
-        object["gnome_keyring"] = [
-          "imported": states["unchanged"] ?? 0, "waiting": states["pending"] ?? 0,
-          "damaged": states["failed"] ?? 0, "new": states["imported"] ?? 0,
+      for source in sources {
+        object[source.json] = [
+          "imported": source.count("unchanged"), "waiting": source.count("pending"),
+          "damaged": source.count("failed"), "new": source.count("imported"),
+          "skipped": source.count("skipped"),
         ]
       }
       try printJSON(object)
@@ -82,14 +87,32 @@ struct Status: AsyncParsableCommand {
     )
     print("collections: \(collections.count), \(collections.filter(\.isLocked).count) locked")
     print("items: \(items)")
-    if let imports, !imports.isEmpty {
-      let waiting = (states["pending"] ?? 0) + (states["imported"] ?? 0)
-      var line = "gnome-keyring keyrings: \(states["unchanged"] ?? 0) imported"
-      if waiting > 0 { line += ", \(waiting) not yet (keychainctl import gnome-keyring)" }
-      if let damaged = states["failed"], damaged > 0 { line += ", \(damaged) damaged" }
+    for source in sources {
+      let waiting = source.count("pending") + source.count("imported")
+      var line = "\(source.name) keyrings: \(source.count("unchanged")) imported"
+      if waiting > 0 { line += ", \(waiting) not yet (keychainctl import \(source.name))" }
+      if source.count("failed") > 0 { line += ", \(source.count("failed")) damaged" }
+      if source.count("skipped") > 0 {
+        line += ", \(source.count("skipped")) left alone (migrated by oo7)"
+      }
       print(line)
     }
   }
+}
+
+/// What a dry-run import says of one other keyring's files, for `status`.
+private struct ImportState {
+  let name: String
+  let json: String
+  let files: [SecretServiceClient.ImportedFile]
+
+  init(name: String, json: String, files: [SecretServiceClient.ImportedFile]?) {
+    self.name = name
+    self.json = json
+    self.files = files ?? []
+  }
+
+  func count(_ status: String) -> Int { files.filter { $0.status == status }.count }
 }
 
 /// The one collection `name` (an object path or a label) names.

@@ -120,8 +120,12 @@ struct OO7ImportTests {
       try V1Fixture.lookup(home.appKeyring, password: Self.portalKey, attributes: ["app": "token"])
         == Array("the app's own".utf8))
 
-    // keychainctl: a dry run says what waits (exit 2); the password brings it (exit 0).
+    // keychainctl: status and a dry run say what waits (exit 2); the password brings it.
     let ctl = KeychainctlTests.keychainctl
+    let status = try daemon.run(ctl, ["status"])
+    #expect(
+      status.stdout.contains("oo7 keyrings: 2 imported, 1 not yet (keychainctl import oo7)"),
+      "\(status.stdout)")
     let dry = try daemon.run(ctl, ["import", "oo7", "--dry-run", "--json"])
     #expect(dry.status == 2, "\(dry.stdout)\(dry.stderr)")
     let report = try JSONSerialization.jsonObject(with: Data(dry.stdout.utf8)) as? [String: Any]

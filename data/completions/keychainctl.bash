@@ -524,18 +524,33 @@ _keychainctl_import() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    gnome-keyring|kwallet|backup)
+    gnome-keyring|oo7|kwallet|backup)
         # Offer subcommand argument completions
         "_keychainctl_import_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'gnome-keyring kwallet backup' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'gnome-keyring oo7 kwallet backup' -- "${cur}"))
         ;;
     esac
 }
 
 _keychainctl_import_gnome-keyring() {
+    repeating_flags=()
+    non_repeating_flags=(--dry-run --password-stdin --json -h --help)
+    repeating_options=()
+    non_repeating_options=(--dir)
+    __keychainctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--dir')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_import_oo7() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --password-stdin --json -h --help)
     repeating_options=()
@@ -577,12 +592,16 @@ _keychainctl_export() {
     repeating_flags=()
     non_repeating_flags=(-h --help)
     repeating_options=(--collection)
-    non_repeating_options=(--output -o)
-    __keychainctl_offer_flags_options 0
+    non_repeating_options=(--output -o --format)
+    __keychainctl_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--output'|'-o')
+        return
+        ;;
+    '--format')
+        __keychainctl_add_completions -W 'backup'$'\n''v1'$'\n''v0'
         return
         ;;
     '--collection')
