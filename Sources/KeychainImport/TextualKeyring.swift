@@ -124,7 +124,8 @@ public enum TextualKeyring {
     mutating func open(group name: String, line: Int) throws {
       group = name
       if name == "keyring" { return }
-      let parts = name.split(separator: ":", maxSplits: 1)
+      // `[]` and `[:x]` have no number: no first part to read (the fuzzer's find).
+      let parts = name.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
       guard let id = UInt32(parts[0]) else { throw damaged(line, "an unknown group [\(name)]") }
       if items[id] == nil {
         items[id] = PendingItem()
@@ -148,7 +149,7 @@ public enum TextualKeyring {
         }
         return
       }
-      let parts = group.split(separator: ":", maxSplits: 1)
+      let parts = group.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
       guard let id = UInt32(parts[0]) else { return }
       if parts.count == 2 {
         guard let k = Int(parts[1].dropFirst("attribute".count)), parts[1].hasPrefix("attribute")

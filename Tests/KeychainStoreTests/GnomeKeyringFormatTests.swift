@@ -98,6 +98,16 @@ struct GnomeKeyringFormatTests {
     ) {
       try TextualKeyring.parse(Array(damaged.utf8), file: "box.keyring")
     }
+    // Groups with no number (KeyringFuzzer found `[]` trapping): named, never a crash.
+    for header in ["[]", "[:attribute0]"] {
+      let numberless = Self.textual.replacingOccurrences(of: "[9]", with: header)
+      #expect(
+        throws: KeyringFileError.malformed(
+          file: "box.keyring", position: "line 36", reason: "an unknown group \(header)")
+      ) {
+        try TextualKeyring.parse(Array(numberless.utf8), file: "box.keyring")
+      }
+    }
     let truncated = Array(BinaryKeyring.magic) + [0, 0, 0, 0, 0, 0, 0]
     #expect(throws: KeyringFileError.self) {
       try BinaryKeyring(parsing: truncated, file: "login.keyring")
