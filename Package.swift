@@ -17,6 +17,8 @@ let package = Package(
     .library(name: "KeychainCrypto", targets: ["KeychainCrypto"]),
     .library(name: "KeychainCore", targets: ["KeychainCore"]),
     .library(name: "KeychainStore", targets: ["KeychainStore"]),
+    // Other keyrings' files (for the fuzzer, which builds as its own package).
+    .library(name: "KeychainImport", targets: ["KeychainImport"]),
     .library(name: "SecretServiceProtocol", targets: ["SecretServiceProtocol"]),
     // The seeds' API for Swift programs: SecItemAdd & co, kSec… constants, SecKey.
     .library(name: "Keychain", targets: ["Keychain"]),

@@ -15,6 +15,10 @@ let package = Package(
     .executableTarget(
       name: "MarshalFuzzer",
       dependencies: ["FuzzDriver", .product(name: "KeychainDBus", package: "keychain-linux")]),
+    // Keyring files from elsewhere: oo7's v1, gnome-keyring's binary and textual formats.
+    .executableTarget(
+      name: "KeyringFuzzer",
+      dependencies: ["FuzzDriver", .product(name: "KeychainImport", package: "keychain-linux")]),
     // The Keychain query parser: a dictionary of kSec keys and values of any type.
     .executableTarget(
       name: "QueryFuzzer",

@@ -14,7 +14,7 @@
 set -uo pipefail
 seconds=${1:-60}
 here=$(cd "$(dirname "$0")" && pwd)
-targets=(MarshalFuzzer QueryFuzzer)
+targets=(MarshalFuzzer QueryFuzzer KeyringFuzzer)
 failed=()
 for target in "${targets[@]}"; do
   log=$(mktemp)

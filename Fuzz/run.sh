@@ -10,11 +10,13 @@
 # The corpus grows in Fuzz/corpus/TARGET (not committed); a crash leaves crash-* files in the
 # current directory, which replay with `Fuzz/run.sh TARGET crash-FILE`.
 set -euo pipefail
-target=${1:?usage: Fuzz/run.sh MarshalFuzzer|QueryFuzzer [libFuzzer options]}
+target=${1:?usage: Fuzz/run.sh MarshalFuzzer|QueryFuzzer|KeyringFuzzer [libFuzzer options]}
 shift
 here=$(cd "$(dirname "$0")" && pwd)
 swift build --package-path "$here" -c release --product "$target" \
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library >&2
+# A file (a crash to replay) runs alone: libFuzzer takes it only without corpus directories.
+if [[ $# -gt 0 && -f "$1" ]]; then exec "$here/.build/release/$target" "$@"; fi
 mkdir -p "$here/corpus/$target"
 seeds=()
 [[ -d "$here/seeds/$target" ]] && seeds=("$here/seeds/$target")
