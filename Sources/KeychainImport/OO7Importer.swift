@@ -112,17 +112,18 @@ public struct OO7Importer: Sendable {
         items, into: collection, label: label, password: opened.password, record: record,
         store: store, dryRun: dryRun, &outcome
       ) { progress($0, items.count) }
+      let others = "the other \(items.count) " + (dryRun ? "would be imported" : "are imported")
       if !unopened.isEmpty {
         outcome.status = .pending
         outcome.reason =
           "\(Self.positions(unopened)) of \(keyring.itemCount) open with no password known to "
-          + "keychaind (another password, or damage); the other \(items.count) are imported"
+          + "keychaind (another password, or damage); \(others)"
       }
       if !opened.contents.damaged.isEmpty {
         outcome.status = .failed
         outcome.reason =
           opened.contents.damaged.map { "item \($0.index) is damaged: \($0.reason)" }
-          .joined(separator: "; ") + "; the other \(items.count) items are imported"
+          .joined(separator: "; ") + "; \(others)"
       }
     } catch let error as KeyringFileError {
       outcome.reason = error.description
