@@ -160,6 +160,39 @@ struct V1FormatTests {
     #expect(try Self.keyring(Self.read(Self.basic(in: directory))).openUnencrypted() == nil)
   }
 
+  @Test func anItemWhoseMACHoldsButWhoseContentIsNotAnItemIsDamageNotAWrongPassword() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.path + "/buggy.keyring"
+    // A writer's bug, written with Python's cryptography and GLib: item 1's content is
+    // encrypted and authenticated under the right key, but it is not an item.
+    let script = """
+      import hashlib, hmac, os, sys
+      from cryptography.hazmat.primitives import padding
+      from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+      from gi.repository import GLib
+      salt = os.urandom(32)
+      key = hashlib.pbkdf2_hmac("sha256", b"pw", salt, 1000, 16)
+      def sealed(plain, attributes):
+          padder = padding.PKCS7(128).padder()
+          data = padder.update(plain) + padder.finalize()
+          iv = os.urandom(16)
+          enc = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
+          blob = enc.update(data) + enc.finalize() + iv
+          blob += hmac.new(key, blob, hashlib.sha256).digest()
+          index = {k: list(hmac.new(key, v.encode(), hashlib.sha256).digest()) for k, v in attributes.items()}
+          return (index, list(blob))
+      good = GLib.Variant("(a{ss}sttay)", ({"n": "a"}, "Good", 1, 2, b"s")).get_data_as_bytes().get_data()
+      items = [sealed(good, {"n": "a"}), sealed(b"not an item at all", {"n": "b"})]
+      body = GLib.Variant("(uayutua(a{say}ay))", (32, list(salt), 1000, 0, 2, items))
+      open(sys.argv[1], "wb").write(b"GnomeKeyring\\n\\r\\0\\n\\x01\\x00" + body.get_data_as_bytes().get_data())
+      """
+    let result = try runCommand("/usr/bin/python3", ["-c", script, file])
+    #expect(result.status == 0, "\(result.stderr)")
+    let contents = try Self.keyring(Self.read(file)).open(password: secure("pw"))
+    #expect(contents.items.map(\.label) == ["Good"] && contents.unopened.isEmpty)
+    #expect(contents.damaged.map(\.index) == [1], "\(contents.damaged)")
+  }
+
   static func exported() -> [BackupItem] {
     [
       BackupItem(
