@@ -28,41 +28,25 @@ struct ImportInterface: DBusInterface {
   func importGnomeKeyring(
     _ request: MethodRequest, directory path: String, passwords secrets: [Secret], dryRun: Bool
   ) async throws -> [ImportFileReport] {
-    let passwords = try checked(path, secrets, request)
+    let environment = ProcessInfo.processInfo.environment
     let directory =
-      path.isEmpty
-      ? KeyringDirectory.standard(ProcessInfo.processInfo.environment)
-      : KeyringDirectory(path: path)
-    let view = StoreView(request, state: state)
-    let progress = Self.progress(on: request.connection)
-    let outcomes = try await view.write { store in
+      path.isEmpty ? KeyringDirectory.standard(environment) : KeyringDirectory(path: path)
+    return try await importFiles(request, path, secrets, dryRun) { store, passwords, progress in
       GnomeKeyringImporter(store: store, directory: directory)
         .run(passwords: passwords, dryRun: dryRun, progress: progress)
     }
-    if !dryRun {
-      view.record(contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, state.logger)))
-    }
-    return outcomes.map(ImportReport.report)
   }
 
   /// oo7's v1 keyrings, with the passwords sent (see `OO7Importer`).
   func importOO7(
     _ request: MethodRequest, directory path: String, passwords secrets: [Secret], dryRun: Bool
   ) async throws -> [ImportFileReport] {
-    let passwords = try checked(path, secrets, request)
-    let directory =
-      path.isEmpty
-      ? OO7Directory.standard(ProcessInfo.processInfo.environment) : OO7Directory(path: path)
-    let view = StoreView(request, state: state)
-    let progress = Self.progress(on: request.connection)
-    let outcomes = try await view.write { store in
+    let environment = ProcessInfo.processInfo.environment
+    let directory = path.isEmpty ? OO7Directory.standard(environment) : OO7Directory(path: path)
+    return try await importFiles(request, path, secrets, dryRun) { store, passwords, progress in
       OO7Importer(store: store, directory: directory)
         .run(passwords: passwords, dryRun: dryRun, progress: progress)
     }
-    if !dryRun {
-      view.record(contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, state.logger)))
-    }
-    return outcomes.map(ImportReport.report)
   }
 
   /// KDE's wallets, with the passwords sent and the entries mapped as the KWallet API maps
@@ -70,17 +54,30 @@ struct ImportInterface: DBusInterface {
   func importKWallet(
     _ request: MethodRequest, directory path: String, passwords secrets: [Secret], dryRun: Bool
   ) async throws -> [ImportFileReport] {
-    let passwords = try checked(path, secrets, request)
     let environment = ProcessInfo.processInfo.environment
     let directory =
       path.isEmpty ? KWalletDirectory.standard(environment) : KWalletDirectory(path: path)
-    let view = StoreView(request, state: state)
-    let progress = Self.progress(on: request.connection)
-    let outcomes = try await view.write { store in
+    return try await importFiles(request, path, secrets, dryRun) { store, passwords, progress in
       KWalletImporter(
         store: store, directory: directory, settings: KWalletSettings(environment: environment)
       ).run(passwords: passwords, dryRun: dryRun, progress: progress)
     }
+  }
+
+  /// What the three file imports share: the caller's passwords, the import run on the store's
+  /// writer with Progress signals, its outcomes logged and announced (not for a dry run).
+  private func importFiles(
+    _ request: MethodRequest, _ path: String, _ secrets: [Secret], _ dryRun: Bool,
+    _ run:
+      @escaping @Sendable (
+        KeychainStore, [SecureBytes], @escaping @Sendable (ImportProgress) -> Void
+      )
+      -> [ImportOutcome]
+  ) async throws -> [ImportFileReport] {
+    let passwords = try checked(path, secrets, request)
+    let view = StoreView(request, state: state)
+    let progress = Self.progress(on: request.connection)
+    let outcomes = try await view.write { store in run(store, passwords, progress) }
     if !dryRun {
       view.record(contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, state.logger)))
     }
