@@ -171,7 +171,7 @@ struct OO7ImportTests {
       }
       if let stamp {
         let path = home.keyrings + "/login.keyring.migrated"
-        FileManager.default.createFile(atPath: path, contents: Data())
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         try Self.setModified(path, stamp)
       }
       try Self.setModified(home.keyrings + "/login.keyring", v0Changed)
