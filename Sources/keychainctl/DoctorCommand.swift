@@ -20,7 +20,10 @@ struct Doctor: AsyncParsableCommand {
       which program behind it; which PAM files load pam_gnome_keyring.so, in which stages; \
       whether the login collection is unlocked now, and whether it was unlocked at this boot \
       and by which route; whether gnome-keyring's secrets component is still set to start with \
-      the desktop; which program serves KDE programs on org.kde.kwalletd5 and kwalletd6. Exit codes: 0 nothing stands in the way; 1 \
+      the desktop; which program serves KDE programs on org.kde.kwalletd5 and kwalletd6; \
+      whether each Flatpak app's own keyring (~/.var/app/APP/data/keyrings/default.keyring) \
+      opens with the key the secret portal now hands it. Exit codes: 0 nothing stands in the \
+      way; 1 \
       something does (each problem says what to change).
       """)
 
@@ -47,6 +50,7 @@ struct Doctor: AsyncParsableCommand {
     findings.append(await loginRoute())
     findings.append(autostart(environment))
     findings.append(await kde(environment))
+    findings.append(await flatpakKeyrings(environment))
     if json {
       try printJSON([
         "findings": findings.map { finding -> [String: Any] in

@@ -120,8 +120,31 @@ struct OO7ImportTests {
       try V1Fixture.lookup(home.appKeyring, password: Self.portalKey, attributes: ["app": "token"])
         == Array("the app's own".utf8))
 
-    // keychainctl: status and a dry run say what waits (exit 2); the password brings it.
+    // keychainctl doctor opens each app's keyring with the key keychaind holds for it; an app
+    // whose key did not come over is named.
     let ctl = KeychainctlTests.keychainctl
+    try V1Fixture.store(
+      home.directory.path + "/.var/app/org.example.Orphan/data/keyrings/default.keyring",
+      password: "a key nobody holds", label: "Lost", attributes: ["app": "lost"],
+      secret: Array("gone".utf8))
+    let doctor = try daemon.run(ctl, ["doctor", "--json"], environment: home.variables)
+    let findings =
+      try JSONSerialization.jsonObject(with: Data(doctor.stdout.utf8)) as? [String: Any]
+    let flatpak = (findings?["findings"] as? [[String: Any]])?.first {
+      $0["check"] as? String == "Flatpak apps' own keyrings"
+    }
+    #expect(flatpak?["level"] as? String == "problem", "\(doctor.stdout)\(doctor.stderr)")
+    #expect(
+      flatpak?["detail"] as? String
+        == "org.example.Orphan: the provider holds no key for it: the app would find its keyring unreadable",
+      "\(doctor.stdout)")
+    try FileManager.default.removeItem(atPath: home.directory.path + "/.var/app/org.example.Orphan")
+    let healthy = try daemon.run(ctl, ["doctor", "--json"], environment: home.variables)
+    #expect(
+      healthy.stdout.contains("1 open with the portal's key: org.example.Fixture"),
+      "\(healthy.stdout)")
+
+    // keychainctl: status and a dry run say what waits (exit 2); the password brings it.
     let status = try daemon.run(ctl, ["status"])
     #expect(
       status.stdout.contains("oo7 keyrings: 2 imported, 1 not yet (keychainctl import oo7)"),
