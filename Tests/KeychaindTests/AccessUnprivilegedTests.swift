@@ -67,9 +67,12 @@ struct AccessUnprivilegedTests {
       toFile: home + "/.config/keychaind/keychaind.conf", atomically: true, encoding: .utf8)
     try Self.client.write(toFile: home + "/client.py", atomically: true, encoding: .utf8)
     try Data("test password".utf8).write(to: URL(fileURLWithPath: root.path + "/password"))
-    // The binaries where nobody may run them, wherever the checkout is.
+    // The binary where nobody may run it, wherever the checkout is. Copied by cp, so that the
+    // file is never open for writing in this process: a child another test forks meanwhile
+    // would inherit that descriptor, and exec would then fail with "Text file busy".
     let daemon = root.path + "/keychaind"
-    try FileManager.default.copyItem(atPath: Binaries.keychaind, toPath: daemon)
+    let copied = try runCommand("/bin/cp", [Binaries.keychaind, daemon])
+    try #require(copied.status == 0, "\(copied.stderr)")
     chmod(daemon, 0o755)
     try Self.chown(home)
 
