@@ -174,7 +174,11 @@ public struct OO7Importer: Sendable {
       !store.isLocked(collection)
     else { return item }
     let schemas = Set(AttributeConversion.schemas.values)
-    for id in try store.searchItems(item.attributes, in: collection).unlocked {
+    // One indexed search finds the items holding all of these pairs. An item with none would
+    // match every item: then each schema is looked up whole instead.
+    let searches =
+      item.attributes.isEmpty ? schemas.sorted().map { ["xdg:schema": $0] } : [item.attributes]
+    for id in try searches.flatMap({ try store.searchItems($0, in: collection).unlocked }) {
       let info = try store.itemInfo(id)
       guard let schema = info.attributes["xdg:schema"], schemas.contains(schema),
         info.attributes.count == item.attributes.count + 1

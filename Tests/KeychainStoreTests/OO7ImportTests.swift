@@ -224,3 +224,33 @@ struct OO7ImportTests {
     #expect(try Self.contents(store, "default") == ["Host|host=yes|text/plain|\(Array("s".utf8))"])
   }
 }
+
+extension OO7ImportTests {
+  /// An item with no attributes of its own meets its gnome-keyring copy too (searching for no
+  /// attributes would find every item: each schema is looked up instead).
+  @Test func anItemWithNoAttributesIsOneItemAcrossBothCopies() throws {
+    let home = try Home()
+    let note = BackupItem(
+      number: 1, label: "Note", contentType: "text/plain",
+      created: Date(timeIntervalSince1970: 1_700_000_000),
+      modified: Date(timeIntervalSince1970: 1_700_000_000), attributes: [:], secret: secure("n"))
+    let v0 = try BinaryKeyringWriter.seal(
+      label: "Login", created: note.created, modified: note.modified, items: [note],
+      password: secure("login pw"))
+    try Data(v0).write(to: URL(fileURLWithPath: home.keyrings + "/login.keyring"))
+    let v1 = try V1Writer.seal([note], password: secure("login pw"))
+    try Data(v1).write(to: URL(fileURLWithPath: home.v1 + "/login.keyring"))
+    let store = try Self.opened(StoreFixture(), login: "login pw")
+    let outcomes =
+      GnomeKeyringImporter(store: store, directory: KeyringDirectory(path: home.keyrings))
+      .run(passwords: [secure("login pw")])
+      + OO7Importer(store: store, directory: OO7Directory(path: home.v1))
+      .run(passwords: [secure("login pw")])
+    #expect(outcomes.map(\.status) == [.imported, .imported], "\(outcomes)")
+    #expect(outcomes[1].unchanged == 1 && outcomes[1].added == 0, "\(outcomes)")
+    #expect(
+      try Self.contents(store, "login") == [
+        "Note|xdg:schema=org.freedesktop.Secret.Generic|text/plain|\(Array("n".utf8))"
+      ])
+  }
+}
