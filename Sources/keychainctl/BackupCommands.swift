@@ -26,20 +26,21 @@ struct Export: AsyncParsableCommand {
       With --format v1, one collection is written as a keyring file that oo7 and libsecret's \
       file backend open with that password (put it at $XDG_DATA_HOME/keyrings/v1/NAME.keyring \
       for oo7-daemon); with --format v0, as gnome-keyring's own keyring file (put it at \
-      $XDG_DATA_HOME/keyrings/NAME.keyring). Otherwise (--format backup): every item's label, attributes, content type, dates, number and secret, for the \
-      collections named with --collection (by name, the last element of their path, or \
-      label), or all of them. Locked collections are unlocked through the provider's prompt \
-      first. The passphrase (asked twice without echo at a terminal, else one line of standard \
-      input) is stretched with Argon2id (t=3, m=64 MiB, p=4) into an AES-256-GCM \
-      key; a changed byte makes the whole file refused. The file is created 0600 and never \
-      overwritten. Restore it with `keychainctl import backup FILE`. Works with any Secret \
-      Service provider. The file: the 16 bytes "KEYCHAIN-BACKUP\\n", a version byte (1), \
-      Argon2id's t, m (KiB) and p as big-endian 32-bit numbers, a 16-byte salt, then a 12-byte \
-      nonce, the AES-256-GCM ciphertext and its 16-byte tag, the first 45 bytes being the \
-      associated data. The plaintext: a 32-bit collection count; per collection its name and \
-      label, an item count; per item its number, label, content type, created and modified \
-      (64-bit seconds), an attribute count, each name and value, and the secret; texts and \
-      the secret each after a 32-bit length.
+      $XDG_DATA_HOME/keyrings/NAME.keyring). Otherwise (--format backup): every item's label, \
+      attributes, content type, dates, number and secret, for the collections named with \
+      --collection (by name, the last element of their path, or label), or all of them. Locked \
+      collections are unlocked through the provider's prompt first. The passphrase (asked \
+      twice without echo at a terminal, else one line of standard input) is stretched with \
+      Argon2id (t=3, m=64 MiB, p=4) into an AES-256-GCM key; a changed byte makes the whole \
+      file refused. The file is created 0600 and never overwritten. Restore it with \
+      `keychainctl import backup FILE`. Works with any Secret Service provider. The file: the \
+      16 bytes "KEYCHAIN-BACKUP\\n", a version byte (1), Argon2id's t, m (KiB) and p as \
+      big-endian 32-bit numbers, a 16-byte salt, then a 12-byte nonce, the AES-256-GCM \
+      ciphertext and its 16-byte tag, the first 45 bytes being the associated data. The \
+      plaintext: a 32-bit collection count; per collection its name and label, an item count; \
+      per item its number, label, content type, created and modified (64-bit seconds), an \
+      attribute count, each name and value, and the secret; texts and the secret each after a \
+      32-bit length.
       """)
 
   /// What the file is.

@@ -3,9 +3,8 @@
 // Coming over from gnome-keyring, oo7 or KWallet: whenever a password opens or makes a
 // collection (`--unlock`, a prompt, PAM, the master-password calls), gnome-keyring's keyrings
 // that this password (or one gnome-keyring kept in its login keyring) opens, oo7's v1 keyrings
-// and KDE's wallets it opens, are merged
-// into keychaind's store, and what could not be imported yet is logged with its reason. Their
-// files are only read.
+// and KDE's wallets it opens are merged into keychaind's store, and what could not be imported
+// yet is logged with its reason. Their files are only read.
 
 import Foundation
 import KWalletProtocol
