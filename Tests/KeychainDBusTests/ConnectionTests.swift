@@ -13,6 +13,8 @@ import Testing
 
 /// Helpers for calling the demo service from its client connection.
 extension DemoBus {
+  /// A call with a bound of two minutes, not libdbus's 25 s: a loaded CI machine once stalled
+  /// every test for longer than that, and a deferred reply timed out (a bound, not a speed check).
   func call(
     _ member: MemberName, _ body: [DBusValue] = [],
     interface: InterfaceName? = DemoService.interface,
@@ -21,7 +23,8 @@ extension DemoBus {
     try await client.call(
       .methodCall(
         destination: DemoService.name, path: path, interface: interface,
-        member: member, body: body)
+        member: member, body: body),
+      timeout: .seconds(120)
     ).body
   }
 
