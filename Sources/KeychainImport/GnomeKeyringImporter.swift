@@ -92,6 +92,15 @@ public struct GnomeKeyringImporter: Sendable {
     var outcomes: [ImportOutcome] = []
     var chainedRead = false
     let names = directory.keyringNames()
+    // Other keyrings' passwords live in login, which may itself be unchanged: read once, for
+    // the first other keyring that needs opening.
+    func withChained() -> [SecureBytes] {
+      if !chainedRead {
+        chainedRead = true
+        passwords += chainedPasswords(passwords)
+      }
+      return passwords
+    }
     for (index, name) in names.enumerated() {
       let file = directory.path + "/\(name).keyring"
       progress?(
@@ -110,14 +119,11 @@ public struct GnomeKeyringImporter: Sendable {
         let source = try directory.read(name)
         if V1Keyring.looksLikeOne(source.bytes) {
           // libsecret's file backend on the host, or oo7-cli, writes v1 files here.
-          if !chainedRead, name != "login" {
-            chainedRead = true
-            passwords += chainedPasswords(passwords)
-          }
           let importer = OO7Importer(store: store, directory: OO7Directory(path: directory.path))
           outcomes.append(
             importer.importFile(
-              file, collection: target, label: name, passwords: passwords, dryRun: dryRun
+              file, source: source, collection: target, label: name,
+              passwords: { name == "login" ? passwords : withChained() }, dryRun: dryRun
             ) { done, items in
               progress?(
                 ImportProgress(
@@ -131,12 +137,9 @@ public struct GnomeKeyringImporter: Sendable {
           outcomes.append(outcome)
           continue
         }
-        if !chainedRead, name != "login" {
-          // Other keyrings' passwords live in login, which may itself be unchanged.
-          chainedRead = true
-          passwords += chainedPasswords(passwords)
-        }
-        guard let (contents, password) = try open(source, passwords) else {
+        guard
+          let (contents, password) = try open(source, name == "login" ? passwords : withChained())
+        else {
           outcome.status = .pending
           outcome.reason = "no password known to keychaind opens it yet"
           outcomes.append(outcome)

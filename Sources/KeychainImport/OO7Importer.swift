@@ -55,19 +55,24 @@ public struct OO7Importer: Sendable {
     progress: (@Sendable (ImportProgress) -> Void)? = nil
   ) -> [ImportOutcome] {
     var passwords = passwords
-    var chainedRead = false
-    let names = directory.keyringNames()
-    return names.enumerated().map { index, name in
-      if name != "login", !chainedRead {
-        chainedRead = true
+    var keptRead = false
+    // Login's kept passwords, read once and only for a file that needs opening (login's own
+    // import may bring them, so not for login).
+    func withKept() -> [SecureBytes] {
+      if !keptRead {
+        keptRead = true
         passwords += Self.keptPasswords(in: store)
       }
+      return passwords
+    }
+    let names = directory.keyringNames()
+    return names.enumerated().map { index, name in
       let file = directory.path + "/\(name).keyring"
       progress?(
         ImportProgress(file: file, fileIndex: index, files: names.count, itemsDone: 0, items: 0))
       return importFile(
         file, collection: Self.collectionName(forStem: name), label: Self.label(forStem: name),
-        passwords: passwords, dryRun: dryRun
+        passwords: { name == "login" ? passwords : withKept() }, dryRun: dryRun
       ) { done, items in
         progress?(
           ImportProgress(
@@ -77,14 +82,15 @@ public struct OO7Importer: Sendable {
   }
 
   /// Imports one v1 file into `collection` (made with `label` and the file's password if there
-  /// is none): for oo7's directory, and for a v1 file met in gnome-keyring's.
+  /// is none): for oo7's directory, and for a v1 file met in gnome-keyring's, whose bytes are
+  /// then `source`. `passwords` is asked only if the file changed since its last import.
   func importFile(
-    _ file: String, collection: String, label: String, passwords: [SecureBytes], dryRun: Bool,
-    progress: @escaping (Int, Int) -> Void
+    _ file: String, source given: KeyringSource? = nil, collection: String, label: String,
+    passwords: () -> [SecureBytes], dryRun: Bool, progress: @escaping (Int, Int) -> Void
   ) -> ImportOutcome {
     var outcome = ImportOutcome(file: file, collection: collection, status: .failed)
     do {
-      let source = try KeyringDirectory.readFile(file, name: collection)
+      let source = try given ?? KeyringDirectory.readFile(file, name: collection)
       var record = GnomeKeyringImporter.record(source, collection: collection)
       if let previous = try store.importSource(path: file), previous.sameFile(as: record),
         !previous.result.contains(Self.waitingMark)
@@ -93,7 +99,7 @@ public struct OO7Importer: Sendable {
         return outcome
       }
       let keyring = try V1Keyring(parsing: source.bytes, file: file)
-      guard let opened = try Self.open(keyring, passwords) else {
+      guard let opened = try Self.open(keyring, passwords()) else {
         outcome.status = .pending
         outcome.reason = "no password known to keychaind opens it yet"
         return outcome

@@ -152,6 +152,14 @@ struct OO7ImportTests {
     try Data(bytes).write(to: URL(fileURLWithPath: home.keyrings + "/login.keyring"))
   }
 
+  /// gnome-keyring's directory, then oo7's, as keychaind's unlock imports them.
+  static func importBoth(_ home: Home, into store: KeychainStore) -> [ImportOutcome] {
+    GnomeKeyringImporter(store: store, directory: KeyringDirectory(path: home.keyrings))
+      .run(passwords: [secure("login pw")])
+      + OO7Importer(store: store, directory: OO7Directory(path: home.v1))
+      .run(passwords: [secure("login pw")])
+  }
+
   static func setModified(_ path: String, _ date: Date) throws {
     try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: path)
   }
@@ -176,11 +184,7 @@ struct OO7ImportTests {
       }
       try Self.setModified(home.keyrings + "/login.keyring", v0Changed)
       let store = try Self.opened(StoreFixture(), login: "login pw")
-      let outcomes =
-        GnomeKeyringImporter(store: store, directory: KeyringDirectory(path: home.keyrings))
-        .run(passwords: [secure("login pw")])
-        + OO7Importer(store: store, directory: OO7Directory(path: home.v1))
-        .run(passwords: [secure("login pw")])
+      let outcomes = Self.importBoth(home, into: store)
       return (outcomes, try Self.contents(store, "login"))
     }
     let mail = "Mail|service=mail|text/plain|\(Array("gnome".utf8))"
@@ -241,11 +245,7 @@ extension OO7ImportTests {
     let v1 = try V1Writer.seal([note], password: secure("login pw"))
     try Data(v1).write(to: URL(fileURLWithPath: home.v1 + "/login.keyring"))
     let store = try Self.opened(StoreFixture(), login: "login pw")
-    let outcomes =
-      GnomeKeyringImporter(store: store, directory: KeyringDirectory(path: home.keyrings))
-      .run(passwords: [secure("login pw")])
-      + OO7Importer(store: store, directory: OO7Directory(path: home.v1))
-      .run(passwords: [secure("login pw")])
+    let outcomes = Self.importBoth(home, into: store)
     #expect(outcomes.map(\.status) == [.imported, .imported], "\(outcomes)")
     #expect(outcomes[1].unchanged == 1 && outcomes[1].added == 0, "\(outcomes)")
     #expect(
