@@ -47,3 +47,40 @@ extension SecretServiceClient {
     try await call(Self.service, SecretService.AccessMethods.verifyAudit)
   }
 }
+
+extension SecretServiceClient {
+  /// Starts a learning period of `seconds`; returns its start and end.
+  public func startLearning(seconds: UInt64) async throws -> (start: Date, end: Date) {
+    let (start, end) = try await call(
+      Self.service, SecretService.AccessMethods.startLearning, seconds)
+    return (
+      Date(timeIntervalSince1970: TimeInterval(start)),
+      Date(timeIntervalSince1970: TimeInterval(end))
+    )
+  }
+
+  /// The learning period, or nil when there is none.
+  public func learningPeriod() async throws -> (start: Date, end: Date)? {
+    let (start, end) = try await call(Self.service, SecretService.AccessMethods.learning)
+    guard start != 0 || end != 0 else { return nil }
+    return (
+      Date(timeIntervalSince1970: TimeInterval(start)),
+      Date(timeIntervalSince1970: TimeInterval(end))
+    )
+  }
+
+  /// Grants what the learning period saw, ends it and turns `protect` on; returns the grants
+  /// (`APP ITEM_PATH` each) and the file the mode was kept in.
+  public func applyLearning(password: SecureBytes) async throws -> (
+    grants: [String], savedIn: String
+  ) {
+    try await call(
+      Self.service, SecretService.AccessMethods.applyLearning,
+      try secretValue(password, contentType: "text/plain"))
+  }
+
+  /// Ends the learning period without granting; returns whether there was one.
+  public func discardLearning() async throws -> Bool {
+    try await call(Self.service, SecretService.AccessMethods.discardLearning)
+  }
+}

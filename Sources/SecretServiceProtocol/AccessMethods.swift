@@ -33,6 +33,24 @@ extension SecretService {
     public static let learn = Takes<Secret, Bool>.Returns<[String]>(
       accessInterface, "Learn", ["password", "dry_run"], ["grants"],
       errors: [.noSession, .accessDenied, .isLocked, .ioError])
+    /// Starts a learning period of `seconds` from now (in `audit` mode only): Learn and
+    /// ApplyLearning then turn only the reads seen in it into grants. Returns its start and
+    /// end, in Unix time.
+    public static let startLearning = Takes<UInt64>.Returns<Int64, Int64>(
+      accessInterface, "StartLearning", ["seconds"], ["start", "end"],
+      errors: [.failed, .invalidArgs, .ioError])
+    /// The learning period's start and end in Unix time, both 0 when there is none.
+    public static let learning = NoArguments.Returns<Int64, Int64>(
+      accessInterface, "Learning", [], ["start", "end"], errors: [])
+    /// Makes the grants Learn would (with the password of the collections involved, when
+    /// there are any), ends the learning period, and turns `protect` on, kept for the next
+    /// start. Returns `APP ITEM_PATH` per grant, and the file the mode was written to.
+    public static let applyLearning = Takes<Secret>.Returns<[String], String>(
+      accessInterface, "ApplyLearning", ["password"], ["grants", "saved_in"],
+      errors: [.noSession, .accessDenied, .isLocked, .failed, .ioError])
+    /// Ends the learning period and grants nothing; returns whether there was one.
+    public static let discardLearning = NoArguments.Returns<Bool>(
+      accessInterface, "DiscardLearning", [], ["was_learning"], errors: [.ioError])
     /// Checks the audit log's chain: whether it is intact, the first problem, records checked.
     public static let verifyAudit = NoArguments.Returns<Bool, String, UInt64>(
       accessInterface, "VerifyAudit", [], ["intact", "problem", "records"],

@@ -76,7 +76,8 @@ extension SecretService {
       accessInterface,
       methods: [
         AccessMethods.identify, AccessMethods.list, AccessMethods.allow, AccessMethods.revoke,
-        AccessMethods.learn, AccessMethods.verifyAudit,
+        AccessMethods.learn, AccessMethods.startLearning, AccessMethods.learning,
+        AccessMethods.applyLearning, AccessMethods.discardLearning, AccessMethods.verifyAudit,
       ])
 
     /// The Flatpak secret portal's backend.

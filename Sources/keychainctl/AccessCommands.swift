@@ -109,27 +109,6 @@ struct AccessCommand: AsyncParsableCommand {
       print("\(count) grant(s) revoked")
     }
   }
-
-  struct Learn: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-      abstract: "Turn the reads the audit log saw into grants, before access-control = protect.",
-      discussion: """
-        In audit mode keychaind marks each read that protect would have asked about. learn \
-        grants exactly those (programs that could not be identified are never learnt), so \
-        that switching to protect brings no dialogs for what already worked. Needs the \
-        password of the collections involved.
-        """)
-    @Flag(help: "Only list the grants that would be made.") var dryRun = false
-    @Flag(help: .passwordStdin) var passwordStdin = false
-
-    func run() async throws {
-      let client = try await connectedClient()
-      let password = dryRun ? SecureBytes(copying: []) : try accessPassword(passwordStdin)
-      let grants = try await client.learnAccess(password: password, dryRun: dryRun)
-      for grant in grants { print(grant) }
-      print("\(grants.count) grant(s) \(dryRun ? "would be made" : "made")")
-    }
-  }
 }
 
 /// The object paths `names` give: item and collection paths as they are, labels looked up.

@@ -6,6 +6,7 @@
 import Foundation
 import KeychainAccess
 import KeychainStore
+import KeychainSystem
 
 /// The settings of keychaind.conf.
 struct Configuration: Equatable {
@@ -96,5 +97,36 @@ struct Configuration: Equatable {
   func pinentryProgram(_ environment: [String: String]) -> String? {
     let chosen = environment["PINENTRY"].flatMap { $0.isEmpty ? nil : $0 } ?? pinentry ?? "pinentry"
     return chosen == "none" ? nil : chosen
+  }
+}
+
+extension Configuration {
+  /// Sets `key` to `value` in the file at `path`: the last line that sets it is changed, or a
+  /// line is added; every other line, comment and blank stays as the user wrote it. The new
+  /// text replaces the old in one rename, after it is on disk, so a crash leaves one or the
+  /// other. A missing file (and its directory, private) is created.
+  static func set(_ key: String, to value: String, in path: String) throws(Failure) {
+    let old = FileManager.default.contents(atPath: path) ?? Data()
+    var lines = String(decoding: old, as: UTF8.self)
+      .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    if lines.last == "" { lines.removeLast() }
+    let setting = "\(key) = \(value)"
+    let setsKey = { (line: String) in
+      line.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces) == key
+    }
+    if let index = lines.lastIndex(where: setsKey) {
+      lines[index] = setting
+    } else {
+      lines.append(setting)
+    }
+    let directory = (path as NSString).deletingLastPathComponent
+    do {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+      try replaceFile(atPath: path, with: Array((lines.joined(separator: "\n") + "\n").utf8))
+    } catch {
+      throw Failure(description: "\(path): cannot be written: \(error)")
+    }
   }
 }

@@ -85,10 +85,10 @@ struct Keychaind: AsyncParsableCommand {
     }
 
     let configuration: Configuration
+    let configurationFile = configurationPath ?? Configuration.defaultPath(environment)
     do {
       configuration = try Configuration.load(
-        configurationPath ?? Configuration.defaultPath(environment),
-        required: configurationPath != nil)
+        configurationFile, required: configurationPath != nil)
     } catch {
       logger.critical("\(error)")
       throw ExitCode(2)
@@ -122,7 +122,11 @@ struct Keychaind: AsyncParsableCommand {
       lockDefaults: configuration.lockDefaults,
       access: AccessSettings(
         mode: configuration.accessControl,
-        auditDirectory: AuditLog.defaultDirectory(environment)))
+        auditDirectory: AuditLog.defaultDirectory(environment),
+        saveMode: { mode in
+          try Configuration.set("access-control", to: mode.rawValue, in: configurationFile)
+          return configurationFile
+        }))
     if configuration.kwallet {
       daemon.serveKWallet(kwalletrc: KWalletSettings.path(environment))
     }

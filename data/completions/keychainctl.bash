@@ -719,10 +719,17 @@ _keychainctl_access_revoke() {
 
 _keychainctl_access_learn() {
     repeating_flags=()
-    non_repeating_flags=(--dry-run --password-stdin -h --help)
+    non_repeating_flags=(--status --apply --discard --dry-run --password-stdin -h --help)
     repeating_options=()
-    non_repeating_options=()
+    non_repeating_options=(--for)
     __keychainctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--for')
+        return
+        ;;
+    esac
 }
 
 _keychainctl_audit() {

@@ -20,10 +20,17 @@ public struct AccessSettings: Sendable {
   public var mode: AccessMode
   /// The audit log's directory; nil keeps no log (only with mode `off`, or in tests).
   public var auditDirectory: String?
+  /// Writes a new mode where keychaind reads it at start (keychaind.conf), and says where;
+  /// nil when it cannot be kept.
+  public var saveMode: (@Sendable (AccessMode) throws -> String)?
 
-  public init(mode: AccessMode = .off, auditDirectory: String? = nil) {
+  public init(
+    mode: AccessMode = .off, auditDirectory: String? = nil,
+    saveMode: (@Sendable (AccessMode) throws -> String)? = nil
+  ) {
     self.mode = mode
     self.auditDirectory = auditDirectory
+    self.saveMode = saveMode
   }
 }
 
@@ -61,7 +68,10 @@ final class CallerApp: Sendable {
 
 /// The daemon's access control (see the top of this file).
 final class AccessControl: Sendable {
-  let mode: AccessMode
+  /// The mode, as `code(of:)` numbers it: `learn --apply` changes it while calls run, and
+  /// every call reads it.
+  private let currentMode: Atomic<Int>
+  let saveMode: (@Sendable (AccessMode) throws -> String)?
   let audit: AuditLog?
   let resolver = IdentityResolver()
   let logger: Logger
@@ -83,7 +93,8 @@ final class AccessControl: Sendable {
   private let state = Mutex(State())
 
   init(_ settings: AccessSettings, logger: Logger) {
-    mode = settings.mode
+    currentMode = Atomic(Self.code(of: settings.mode))
+    saveMode = settings.saveMode
     self.logger = logger
     if settings.mode != .off, let directory = settings.auditDirectory {
       do {
@@ -97,8 +108,35 @@ final class AccessControl: Sendable {
     }
   }
 
-  var isOn: Bool { mode != .off }
-  var enforces: Bool { mode == .protect }
+  private static func code(of mode: AccessMode) -> Int {
+    switch mode {
+    case .off: 0
+    case .audit: 1
+    case .protect: 2
+    }
+  }
+
+  var mode: AccessMode {
+    switch currentMode.load(ordering: .relaxed) {
+    case 0: .off
+    case 1: .audit
+    default: .protect
+    }
+  }
+  var isOn: Bool { currentMode.load(ordering: .relaxed) != 0 }
+  var enforces: Bool { currentMode.load(ordering: .relaxed) == 2 }
+
+  /// Turns `protect` on (from `audit`: the audit log and identities are there already), and
+  /// keeps it for the next start; returns where it was kept.
+  func enforce() throws -> String {
+    guard isOn else {
+      throw DBusError(.failed, "access-control is off: turn it on in keychaind.conf and restart")
+    }
+    currentMode.store(Self.code(of: .protect), ordering: .relaxed)
+    logger.notice("access-control is protect now")
+    guard let saveMode else { return "" }
+    return try saveMode(.protect)
+  }
 
   // MARK: Callers
 

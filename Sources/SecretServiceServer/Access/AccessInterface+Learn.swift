@@ -2,8 +2,10 @@
 //
 // `keychainctl access learn`: the reads the audit log saw in `audit` mode that `protect` would
 // have asked about become grants, so that switching to `protect` brings no storm of dialogs.
-// Only identities that can be remembered are learnt, and only items that still exist and are
-// not already theirs.
+// Only identities that can be remembered are learnt, only items that still exist and are not
+// already theirs, and only from a log whose chain is intact: a line added by hand must not
+// become a grant. With a learning period (`learn --for`), only its reads count; `learn
+// --apply` grants them and turns `protect` on.
 
 import Foundation
 import KeychainAccess
@@ -13,27 +15,121 @@ import KeychainStore
 import SecretServiceProtocol
 
 extension AccessInterface {
+  /// One grant learning would make.
+  struct Learnt {
+    var app: String
+    var item: ItemID
+    var path: String
+    var line: String { "\(app) \(path)" }
+  }
+
   func learn(_ request: MethodRequest, password: Secret, dryRun: Bool) async throws -> [String] {
     let view = StoreView(request, state: state)
+    let learnt = try learnable(view)
+    if !dryRun, !learnt.isEmpty { try await grant(learnt, password, view) }
+    return learnt.map(\.line)
+  }
+
+  func startLearning(_ request: MethodRequest, seconds: UInt64) async throws -> (Int64, Int64) {
+    let directory = try auditDirectory()
+    guard state.access.mode == .audit else {
+      throw DBusError(
+        .failed,
+        "learning happens in access-control = audit, and keychaind is in \(state.access.mode.rawValue)"
+      )
+    }
+    guard (1...LearningPeriod.longest).contains(seconds) else {
+      throw DBusError(.invalidArgs, "a learning period lasts from a second to a year")
+    }
+    let period = LearningPeriod(seconds: seconds)
+    do {
+      try period.save(in: directory)
+    } catch {
+      throw DBusError(.ioError, "cannot keep the learning period in \(directory): \(error)")
+    }
+    state.logger.notice("access: learning for \(seconds) s")
+    return (Int64(period.start), Int64(period.end))
+  }
+
+  func learning(_ request: MethodRequest) async throws -> (Int64, Int64) {
+    guard let directory = state.access.audit?.directory,
+      let period = LearningPeriod.load(from: directory)
+    else { return (0, 0) }
+    return (Int64(period.start), Int64(period.end))
+  }
+
+  func applyLearning(_ request: MethodRequest, password: Secret) async throws -> ([String], String)
+  {
+    let view = StoreView(request, state: state)
+    let directory = try auditDirectory()
+    let learnt = try learnable(view)
+    if !learnt.isEmpty { try await grant(learnt, password, view) }
+    let savedIn: String
+    do {
+      savedIn = try state.access.enforce()
+    } catch let error as DBusError {
+      throw error
+    } catch {
+      throw DBusError(
+        .ioError,
+        "protect is on until keychaind stops, but keychaind.conf was not changed: \(error)")
+    }
+    _ = try? LearningPeriod.discard(in: directory)
+    view.note(.mode, .allowed, SecretPath.base)
+    return (learnt.map(\.line), savedIn)
+  }
+
+  func discardLearning(_ request: MethodRequest) async throws -> Bool {
+    do {
+      return try LearningPeriod.discard(in: try auditDirectory())
+    } catch let error as DBusError {
+      throw error
+    } catch {
+      throw DBusError(.ioError, "cannot end the learning period: \(error)")
+    }
+  }
+
+  // MARK: Helpers
+
+  private func auditDirectory() throws(DBusError) -> String {
     guard let audit = state.access.audit else {
       throw DBusError(.failed, "there is no audit log to learn from: access-control is off")
     }
-    state.access.flushAudit()
-    var wanted: [(app: String, kind: String, item: ItemID, path: String)] = []
+    return audit.directory
+  }
+
+  /// The grants the audit log's `would-ask` reads (in the learning period, if there is one)
+  /// call for, once each.
+  private func learnable(_ view: StoreView) throws -> [Learnt] {
+    guard let audit = state.access.audit else {
+      throw DBusError(.failed, "there is no audit log to learn from: access-control is off")
+    }
+    guard let verdict = audit.verify() else {
+      throw DBusError(
+        .isLocked, "the audit log's key is in the store: unlock a collection first")
+    }
+    if let problem = verdict.problem {
+      throw DBusError(
+        .failed,
+        "the audit log was changed (\(problem)), so it cannot say which programs read what; "
+          + "`keychainctl audit verify` shows it")
+    }
+    let period = LearningPeriod.load(from: audit.directory)
+    var wanted: [Learnt] = []
     var seen = Set<String>()
     for (_, text) in audit.files() {
       for line in text.split(separator: "\n") {
         guard let record = AuditChain.record(line), record.op == .read,
-          record.decision == .wouldAsk, !record.app.key.isEmpty,
-          record.app.kind != AppIdentity.Kind.unknown.rawValue, let path = record.item,
-          let parsed = SecretPath(ObjectPath(unchecked: path)),
+          record.decision == .wouldAsk, period?.covers(record.date) ?? true,
+          !record.app.key.isEmpty, record.app.kind != AppIdentity.Kind.unknown.rawValue,
+          let path = record.item, let parsed = SecretPath(ObjectPath(unchecked: path)),
           let item = try view.itemID(at: parsed), seen.insert(record.app.key + " " + path).inserted
         else { continue }
-        wanted.append((record.app.key, record.app.kind, item, path))
+        wanted.append(Learnt(app: record.app.key, item: item, path: path))
       }
     }
     // Items gone, locked, or already the reader's own or granted are left out.
-    let learnt = wanted.filter { entry in
+    return wanted.filter { entry in
       guard !view.isLocked(entry.item.collection),
         (try? view.metadata({ try $0.exists(entry.item) })) == true
       else { return false }
@@ -41,9 +137,11 @@ extension AccessInterface {
       let grants = (try? view.metadata { try $0.grants(for: entry.app, on: entry.item) }) ?? []
       return owner != entry.app && grants.isEmpty
     }
-    let lines = learnt.map { "\($0.app) \($0.path)" }
-    guard !dryRun, !learnt.isEmpty else { return lines }
-    let secret = try state.sessions.password(in: password, caller: request.caller)
+  }
+
+  /// Makes `learnt`'s grants, once `password` opens every collection they are in.
+  private func grant(_ learnt: [Learnt], _ password: Secret, _ view: StoreView) async throws {
+    let secret = try state.sessions.password(in: password, caller: view.request.caller)
     try await checkPassword(secret, for: Set(learnt.map(\.item.collection)), view)
     for entry in learnt {
       // A user-kind program's grant is pinned to its content now.
@@ -55,6 +153,5 @@ extension AccessInterface {
       view.note(.grant, .allowed, entry.item)
     }
     state.logger.notice("access: learnt \(learnt.count) grant(s) from the audit log")
-    return lines
   }
 }

@@ -22,6 +22,10 @@ struct AccessInterface: DBusInterface {
     table.on(Methods.allow, allow)
     table.on(Methods.revoke, revoke)
     table.on(Methods.learn, learn)
+    table.on(Methods.startLearning, startLearning)
+    table.on(Methods.learning, learning)
+    table.on(Methods.applyLearning, applyLearning)
+    table.on(Methods.discardLearning, discardLearning)
     table.on(Methods.verifyAudit, verifyAudit)
   }
 
