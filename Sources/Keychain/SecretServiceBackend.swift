@@ -14,43 +14,23 @@ import SecretServiceProtocol
 /// A provider's items as an `ItemSource`: object paths, each call a blocking D-Bus round trip
 /// on the client thread.
 ///
-/// Access groups as on Apple platforms, when the provider is keychaind: a program's one group
-/// is its identity (what `keychainctl access whoami` shows), every item it creates goes there,
-/// and naming another group in a query is `errSecMissingEntitlement`. Items keychaind shows as
-/// locked to this program alone (another program's, in `access-control = protect`) are left
-/// out of every result, so they answer `errSecItemNotFound`. On another provider
+/// Access groups as on Apple platforms, when the provider is keychaind: a program's own group
+/// is its identity (what `keychainctl access whoami` shows), and every item it creates goes
+/// there unless it names a group (`group:NAME`) the user made it a member of (`keychainctl
+/// access group add`). keychaind decides: it keeps the group as the item's owner, finds only
+/// that group's items when a query names one, and answers a group this program is not in with
+/// NotInAccessGroup, which is `errSecMissingEntitlement` here. Items keychaind shows as locked
+/// to this program alone (another program's, in `access-control = protect`) are left out of
+/// every result, so they answer `errSecItemNotFound`. On another provider
 /// `kSecAttrAccessGroup` stays an ordinary attribute.
 struct BusItems: ItemSource {
   let client: SecretServiceClient
-  /// This program's access group: its identity key, as keychaind resolves it; nil on another
-  /// provider (or for a program keychaind cannot identify).
-  let accessGroup: String?
-  /// Whether the provider has access groups at all.
+  /// Whether the provider has access groups at all (it is keychaind).
   let hasAccessGroups: Bool
-
-  /// The attribute `kSecAttrAccessGroup` is stored under on providers without access groups.
-  static let groupAttribute =
-    SecretServiceMapping.keychainPrefix + AttributeKey.accessGroup.rawValue
 
   init(client: SecretServiceClient) {
     self.client = client
-    let identity = try? ClientThread.blocking { try await client.accessIdentity() }
-    hasAccessGroups = identity != nil
-    accessGroup = identity.flatMap { $0.key.isEmpty ? nil : $0.key }
-  }
-
-  /// `pairs` without the access group, which keychaind keeps as the item's owner rather than
-  /// as an attribute; `errSecMissingEntitlement` if they name a group this program is not in.
-  func withoutAccessGroup(_ pairs: [String: String]) throws(KeychainStatus) -> [String: String] {
-    guard hasAccessGroups, let group = pairs[Self.groupAttribute] else { return pairs }
-    guard group == accessGroup else {
-      throw KeychainStatus(
-        KeychainStatus.missingEntitlement.code,
-        detail: "this program's access group is \(accessGroup ?? "none (it cannot be identified)")")
-    }
-    var pairs = pairs
-    pairs[Self.groupAttribute] = nil
-    return pairs
+    hasAccessGroups = (try? ClientThread.blocking { try await client.accessIdentity() }) != nil
   }
 
   /// The provider on the bus at `address` (the session bus when nil).
@@ -82,6 +62,8 @@ struct BusItems: ItemSource {
       if error.name.meansNoSuchObject { return .itemNotFound }
       switch error.name {
       case ErrorName.isLocked: return .interactionNotAllowed
+      case .notInAccessGroup:
+        return KeychainStatus(KeychainStatus.missingEntitlement.code, detail: error.message)
       case .serviceUnknown, .nameHasNoOwner, .disconnected, .noReply, .timeout:
         return KeychainStatus(KeychainStatus.notAvailable.code, detail: error.name.rawValue)
       case .accessDenied: return .authFailed
@@ -103,7 +85,6 @@ struct BusItems: ItemSource {
   }
 
   func search(_ pairs: [String: String]) throws -> (unlocked: [ObjectPath], locked: [ObjectPath]) {
-    let pairs = try withoutAccessGroup(pairs)
     let hasAccessGroups = hasAccessGroups
     return try run { client in
       var (unlocked, locked) = try await client.search(pairs)
@@ -148,15 +129,17 @@ struct BusItems: ItemSource {
   }
 
   func view(_ item: ObjectPath, data: Bool) throws -> FoundItem {
-    let (remote, secret) = try run { client in
-      (try await client.item(item), data ? try await client.secret(of: item).copyBytes() : nil)
+    let hasAccessGroups = hasAccessGroups
+    let (remote, secret, group) = try run { client in
+      (
+        try await client.item(item), data ? try await client.secret(of: item).copyBytes() : nil,
+        hasAccessGroups ? try await client.accessGroup(of: item) : nil
+      )
     }
     var (itemClass, attributes) = SecretServiceMapping.keychainAttributes(
       raw: remote.attributes, label: remote.label, created: remote.created,
       modified: remote.modified)
-    // What this program may read is in its group, as far as it can tell: an item another
-    // program let it read shows the same (keychaind does not say whose an item is).
-    if hasAccessGroups, let accessGroup { attributes[.accessGroup] = .string(accessGroup) }
+    if let group { attributes[.accessGroup] = .string(group) }
     return FoundItem(
       itemClass: itemClass, attributes: attributes, data: secret,
       persistentReference: Array(item.rawValue.utf8))
@@ -169,7 +152,6 @@ struct BusItems: ItemSource {
   func create(label: String, attributes: [String: String], secret: [UInt8], data: Bool) throws
     -> FoundItem
   {
-    let attributes = try withoutAccessGroup(attributes)
     let path = try run { client in
       try await client.createItem(
         label: label, attributes: attributes, secret: SecureBytes(copying: secret))

@@ -17,8 +17,8 @@ public enum AccessMode: String, Sendable, CaseIterable {
   case protect
 }
 
-/// A remembered "Always allow": an application may read an item, or every item of a
-/// collection.
+/// A remembered "Always allow": an application may read an item, every item of a collection,
+/// or (as a member of a named group) every item of the collection that group owns.
 public struct AccessGrant: Sendable, Hashable, Codable {
   /// The store's number for it.
   public var id: Int64
@@ -28,28 +28,55 @@ public struct AccessGrant: Sendable, Hashable, Codable {
   public var pin: String?
   /// The collection.
   public var collection: String
-  /// The item's number in the collection; nil for the whole collection.
+  /// The item's number in the collection; nil for the whole collection or a group.
   public var item: Int64?
+  /// The named group (`group:NAME`) the application is a member of; nil for other grants.
+  public var group: String?
   public var created: Date
   /// How it was made: `dialog`, `cli` or `learn`.
   public var source: String
 
   public init(
     id: Int64 = 0, app: String, pin: String?, collection: String, item: Int64?,
-    created: Date = Date(), source: String
+    group: String? = nil, created: Date = Date(), source: String
   ) {
     self.id = id
     self.app = app
     self.pin = pin
     self.collection = collection
     self.item = item
+    self.group = group
     self.created = created
     self.source = source
   }
 
-  /// Whether it covers item `item` of `collection`.
-  public func covers(collection: String, item: Int64) -> Bool {
-    self.collection == collection && (self.item == nil || self.item == item)
+  /// Whether it covers item `item` of `collection`, which `owner` owns.
+  public func covers(collection: String, item: Int64, owner: String?) -> Bool {
+    guard self.collection == collection else { return false }
+    if let group { return group == owner }
+    return self.item == nil || self.item == item
+  }
+
+  /// Whether it makes an application whose content is `pin` a member of `group`.
+  public func admits(to group: String, pin: String?) -> Bool {
+    self.group == group && (self.pin == nil || self.pin == pin)
+  }
+
+  /// The prefix of named groups' keys, which no identity key has.
+  public static let groupPrefix = "group:"
+
+  /// `group:NAME` for a name (given with or without the prefix) of 1–64 letters, digits, `.`,
+  /// `_` or `-`; nil for any other.
+  public static func groupKey(_ name: String) -> String? {
+    let bare = name.hasPrefix(groupPrefix) ? String(name.dropFirst(groupPrefix.count)) : name
+    let allowed = { (c: Unicode.Scalar) in
+      c.isASCII
+        && (c.properties.isAlphabetic || ("0"..."9").contains(c)
+          || ".-_".unicodeScalars.contains(c))
+    }
+    guard (1...64).contains(bare.unicodeScalars.count), bare.unicodeScalars.allSatisfy(allowed)
+    else { return nil }
+    return groupPrefix + bare
   }
 }
 

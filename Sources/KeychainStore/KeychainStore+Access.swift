@@ -125,10 +125,13 @@ extension KeychainStore {
     try access(collection).grants
   }
 
-  /// The grants of `collection` that cover `item` for application `app`.
+  /// The grants of `collection` that cover `item` for application `app`: on the item, its
+  /// collection, or the named group that owns it.
   public func grants(for app: String, on item: ItemID) throws -> [AccessGrant] {
-    try access(item.collection).grants.filter {
-      $0.app == app && $0.covers(collection: item.collection, item: item.id)
+    let access = try access(item.collection)
+    let owner = access.owners[item.id]
+    return access.grants.filter {
+      $0.app == app && $0.covers(collection: item.collection, item: item.id, owner: owner)
     }
   }
 
@@ -138,6 +141,7 @@ extension KeychainStore {
   public func addGrant(_ grant: AccessGrant) throws -> AccessGrant {
     if let same = try grants(in: grant.collection).first(where: {
       $0.app == grant.app && $0.pin == grant.pin && $0.item == grant.item
+        && $0.group == grant.group
     }) {
       return same
     }

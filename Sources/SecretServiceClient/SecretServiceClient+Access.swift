@@ -84,3 +84,28 @@ extension SecretServiceClient {
     try await call(Self.service, SecretService.AccessMethods.discardLearning)
   }
 }
+
+extension SecretServiceClient {
+  /// Makes `app` a member of the named group `group` in `collections` (the default collection
+  /// when empty); `password` must open each. Returns how many memberships were made.
+  public func addToGroup(
+    app: String, group: String, collections: [ObjectPath], password: SecureBytes
+  ) async throws -> UInt32 {
+    try await call(
+      Self.service, SecretService.AccessMethods.groupAdd, app, group, collections,
+      try secretValue(password, contentType: "text/plain"))
+  }
+
+  /// Ends `app`'s membership of `group` in `collections` (every unlocked one when empty).
+  public func removeFromGroup(app: String, group: String, collections: [ObjectPath])
+    async throws -> UInt32
+  {
+    try await call(Self.service, SecretService.AccessMethods.groupRemove, app, group, collections)
+  }
+
+  /// The access group that owns `item`; nil for an item from before access control.
+  public func accessGroup(of item: ObjectPath) async throws -> String? {
+    let group: String = try await call(Self.service, SecretService.AccessMethods.groupOf, item)
+    return group.isEmpty ? nil : group
+  }
+}

@@ -14,19 +14,21 @@ public struct AccessListing: Codable, Sendable, Equatable {
     /// The content it was given for (`sha256:…`), if the application is identified by content.
     public var pin: String?
     public var collection: String
-    /// The item's object path; nil for the whole collection.
+    /// The item's object path; nil for the whole collection or a group.
     public var item: String?
+    /// The named group (`group:NAME`) the application is a member of in the collection.
+    public var group: String?
     /// Unix time.
     public var created: Int64
     /// `dialog`, `cli` or `learn`.
     public var source: String
 
     public init(
-      id: Int64, app: String, pin: String?, collection: String, item: String?, created: Int64,
-      source: String
+      id: Int64, app: String, pin: String?, collection: String, item: String?,
+      group: String? = nil, created: Int64, source: String
     ) {
       (self.id, self.app, self.pin, self.collection) = (id, app, pin, collection)
-      (self.item, self.created, self.source) = (item, created, source)
+      (self.item, self.group, self.created, self.source) = (item, group, created, source)
     }
   }
 

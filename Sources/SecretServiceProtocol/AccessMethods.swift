@@ -7,6 +7,11 @@
 
 import KeychainDBus
 
+extension ErrorName {
+  /// A Keychain client named an access group (`keychain:agrp`) its program is not in.
+  public static let notInAccessGroup: ErrorName = "org.keychain_linux.Error.NotInAccessGroup"
+}
+
 extension SecretService {
   /// keychaind's `org.keychain_linux.Access`.
   public enum AccessMethods {
@@ -51,6 +56,22 @@ extension SecretService {
     /// Ends the learning period and grants nothing; returns whether there was one.
     public static let discardLearning = NoArguments.Returns<Bool>(
       accessInterface, "DiscardLearning", [], ["was_learning"], errors: [.ioError])
+    /// Makes `app` a member of the named group `group` in `collections` (the default
+    /// collection when none is named), so that it uses that group's items there and may store
+    /// items in it; the password of each collection must be sent. Returns how many
+    /// memberships were made.
+    public static let groupAdd = Takes<String, String, [ObjectPath], Secret>.Returns<UInt32>(
+      accessInterface, "GroupAdd", ["app", "group", "collections", "password"], ["added"],
+      errors: [.noSession, .accessDenied, .invalidArgs, .noSuchObject, .isLocked, .ioError])
+    /// Ends `app`'s membership of `group` in `collections` (every unlocked collection when
+    /// none is named); needs no password. Returns how many were ended.
+    public static let groupRemove = Takes<String, String, [ObjectPath]>.Returns<UInt32>(
+      accessInterface, "GroupRemove", ["app", "group", "collections"], ["removed"],
+      errors: [.invalidArgs, .noSuchObject, .isLocked, .ioError])
+    /// The access group that owns `item` (an identity key or `group:NAME`; empty for an item
+    /// from before access control), for a caller that may use the item.
+    public static let groupOf = Takes<ObjectPath>.Returns<String>(
+      accessInterface, "GroupOf", ["item"], ["group"], errors: [.noSuchObject, .isLocked])
     /// Checks the audit log's chain: whether it is intact, the first problem, records checked.
     public static let verifyAudit = NoArguments.Returns<Bool, String, UInt64>(
       accessInterface, "VerifyAudit", [], ["intact", "problem", "records"],

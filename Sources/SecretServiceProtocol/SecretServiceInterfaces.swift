@@ -77,7 +77,8 @@ extension SecretService {
       methods: [
         AccessMethods.identify, AccessMethods.list, AccessMethods.allow, AccessMethods.revoke,
         AccessMethods.learn, AccessMethods.startLearning, AccessMethods.learning,
-        AccessMethods.applyLearning, AccessMethods.discardLearning, AccessMethods.verifyAudit,
+        AccessMethods.applyLearning, AccessMethods.discardLearning, AccessMethods.groupAdd,
+        AccessMethods.groupRemove, AccessMethods.groupOf, AccessMethods.verifyAudit,
       ])
 
     /// The Flatpak secret portal's backend.

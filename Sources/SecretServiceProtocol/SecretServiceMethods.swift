@@ -20,7 +20,8 @@ extension SecretService {
         serviceInterface, "CreateCollection", ["properties", "alias"], ["collection", "prompt"],
         errors: [.limitsExceeded])
     public static let searchItems = Takes<[String: String]>.Returns<[ObjectPath], [ObjectPath]>(
-      serviceInterface, "SearchItems", ["attributes"], ["unlocked", "locked"], errors: [])
+      serviceInterface, "SearchItems", ["attributes"], ["unlocked", "locked"],
+      errors: [.notInAccessGroup])
     public static let unlock = Takes<[ObjectPath]>.Returns<[ObjectPath], ObjectPath>(
       serviceInterface, "Unlock", ["objects"], ["unlocked", "prompt"], errors: [.limitsExceeded])
     public static let lock = Takes<[ObjectPath]>.Returns<[ObjectPath], ObjectPath>(
@@ -46,12 +47,16 @@ extension SecretService {
     public static let delete = NoArguments.Returns<ObjectPath>(
       collectionInterface, "Delete", [], ["prompt"], errors: [.noSuchObject, .ioError])
     public static let searchItems = Takes<[String: String]>.Returns<[ObjectPath]>(
-      collectionInterface, "SearchItems", ["attributes"], ["results"], errors: [.noSuchObject])
+      collectionInterface, "SearchItems", ["attributes"], ["results"],
+      errors: [.noSuchObject, .notInAccessGroup])
     public static let createItem = Takes<[String: DBusValue], Secret, Bool>
       .Returns<ObjectPath, ObjectPath>(
         collectionInterface, "CreateItem", ["properties", "secret", "replace"],
         ["item", "prompt"],
-        errors: [.noSession, .accessDenied, .isLocked, .noSuchObject, .ioError, .limitsExceeded])
+        errors: [
+          .noSession, .accessDenied, .isLocked, .noSuchObject, .ioError, .limitsExceeded,
+          .notInAccessGroup,
+        ])
   }
 
   /// `org.freedesktop.Secret.Item`.

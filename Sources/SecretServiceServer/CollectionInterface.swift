@@ -62,7 +62,8 @@ struct CollectionInterface: DBusInterface {
     let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
     let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
     let contentType = secret.contentType.isEmpty ? "text/plain" : secret.contentType
-    let (owner, mayReplace) = (view.creator, view.mayReplace)
+    let group = try view.takeAccessGroup(from: &attributes, in: name)
+    let (owner, mayReplace) = (group ?? view.creator, view.mayReplace)
     let (item, replaced) = try await view.write(using: [name]) { [name, label, attributes] in
       try $0.createItem(
         in: name, label: label, attributes: attributes, secret: plaintext,

@@ -80,6 +80,46 @@ struct StoreView: Sendable {
     return identity.key
   }
 
+  /// The attribute a Keychain client names an access group with (`kSecAttrAccessGroup`).
+  static let groupAttribute = "keychain:agrp"
+
+  /// Takes the access group a Keychain client named out of `attributes`; nil when none is
+  /// named, or with access control off (the attribute is then an ordinary one). The caller
+  /// must be in the group: its own identity's, or a named group it was made a member of in
+  /// `collection` (in any unlocked collection when nil). Otherwise NotInAccessGroup, as
+  /// Apple's keychain answers `errSecMissingEntitlement`.
+  func takeAccessGroup(from attributes: inout [String: String], in collection: String?)
+    throws(DBusError) -> String?
+  {
+    guard let caller, let group = attributes.removeValue(forKey: Self.groupAttribute) else {
+      return nil
+    }
+    let identity = caller.identity
+    guard identity.isRememberable else {
+      throw DBusError(
+        .notInAccessGroup, "\(identity.display) cannot be identified, so it is in no access group")
+    }
+    if group == identity.key { return group }
+    if group.hasPrefix(AccessGrant.groupPrefix) {
+      let collections =
+        collection.map { [$0] } ?? ((try? store.collections().map(\.name)) ?? [])
+      let member = collections.contains { name in
+        !isLocked(name)
+          && ((try? store.grants(in: name)) ?? []).contains {
+            $0.app == identity.key && $0.admits(to: group, pin: identity.pin)
+          }
+      }
+      if member { return group }
+      throw DBusError(
+        .notInAccessGroup,
+        "\(identity.display) is not in the access group \(group); add it with: keychainctl access group add \(group.dropFirst(AccessGrant.groupPrefix.count)) --app '\(identity.key)'"
+      )
+    }
+    throw DBusError(
+      .notInAccessGroup,
+      "\(identity.display) is not in the access group \(group): it is \(identity.key)")
+  }
+
   /// Throws `error` (the method's own Locked error) unless the caller may use `item` now for
   /// `operation`; a refusal by the access rules is noted for the audit log.
   func requireUnlocked(
@@ -105,7 +145,17 @@ struct StoreView: Sendable {
   func search(_ attributes: [String: String], in collection: String? = nil) throws
     -> (readable: [ItemID], locked: [ItemID])
   {
+    var attributes = attributes
+    let group = try takeAccessGroup(from: &attributes, in: collection)
     var (unlocked, locked) = try store.searchItems(attributes, in: collection)
+    if let group {
+      // A locked collection's owners are sealed: its matches stay, as locked.
+      let inGroup = { (item: ItemID) in
+        isLocked(item.collection) || (try? store.owner(of: item)) == group
+      }
+      unlocked.removeAll { !inGroup($0) }
+      locked.removeAll { !inGroup($0) }
+    }
     if unlocked.count + locked.count >= MemoryRelease.largeList { noteLargeAnswer() }
     if state.access.enforces, let caller {
       let access = state.access

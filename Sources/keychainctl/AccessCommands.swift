@@ -26,7 +26,9 @@ struct AccessCommand: AsyncParsableCommand {
       or an allowed program (by injecting into it, or starting it with a borrowed \
       connection), nor anything running as root.
       """,
-    subcommands: [Whoami.self, ListGrants.self, Allow.self, Revoke.self, Learn.self])
+    subcommands: [
+      Whoami.self, ListGrants.self, Allow.self, Revoke.self, Group.self, Learn.self,
+    ])
 
   struct Whoami: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -54,7 +56,9 @@ struct AccessCommand: AsyncParsableCommand {
       print("grants:")
       if listing.grants.isEmpty { print("  none") }
       for grant in listing.grants {
-        let scope = grant.item ?? "every item of \(grant.collection)"
+        let scope =
+          grant.item ?? grant.group.map { "every item of \(grant.collection) in \($0)" }
+          ?? "every item of \(grant.collection)"
         let date = Date(timeIntervalSince1970: TimeInterval(grant.created))
         print("  \(grant.app) may read \(scope) (by \(grant.source), \(date.formatted(.iso8601)))")
       }

@@ -50,10 +50,32 @@ import Testing
   }
 
   @Test func aGrantCoversItsItemOrItsWholeCollection() {
-    #expect(grant(tool.key, item: 1).covers(collection: "login", item: 1))
-    #expect(!grant(tool.key, item: 1).covers(collection: "login", item: 2))
-    #expect(grant(tool.key, item: nil).covers(collection: "login", item: 2))
-    #expect(!grant(tool.key, item: nil).covers(collection: "work", item: 2))
+    #expect(grant(tool.key, item: 1).covers(collection: "login", item: 1, owner: nil))
+    #expect(!grant(tool.key, item: 1).covers(collection: "login", item: 2, owner: nil))
+    #expect(grant(tool.key, item: nil).covers(collection: "login", item: 2, owner: mail.key))
+    #expect(!grant(tool.key, item: nil).covers(collection: "work", item: 2, owner: nil))
+  }
+
+  @Test func aGroupMembershipCoversWhatTheGroupOwnsInItsCollection() {
+    let member = AccessGrant(
+      app: tool.key, pin: "sha256:aa", collection: "login", item: nil, group: "group:shared",
+      source: "cli")
+    #expect(member.covers(collection: "login", item: 2, owner: "group:shared"))
+    #expect(!member.covers(collection: "login", item: 2, owner: "group:other"))
+    #expect(!member.covers(collection: "login", item: 2, owner: mail.key))
+    #expect(!member.covers(collection: "login", item: 2, owner: nil))
+    #expect(!member.covers(collection: "work", item: 2, owner: "group:shared"))
+    #expect(member.admits(to: "group:shared", pin: "sha256:aa"))
+    #expect(!member.admits(to: "group:shared", pin: "sha256:bb"), "the program changed")
+    #expect(!member.admits(to: "group:other", pin: "sha256:aa"))
+  }
+
+  @Test func groupNamesAreShortAndPlain() {
+    #expect(AccessGrant.groupKey("shared") == "group:shared")
+    #expect(AccessGrant.groupKey("group:team-1.x_y") == "group:team-1.x_y")
+    for bad in ["", "group:", "a b", "a/b", "ü", String(repeating: "a", count: 65), "a:b"] {
+      #expect(AccessGrant.groupKey(bad) == nil, "\(bad)")
+    }
   }
 
   @Test func anUnknownProgramOwnsNothingAndIsNeverGranted() {

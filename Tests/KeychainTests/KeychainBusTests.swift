@@ -95,6 +95,7 @@ extension KeychainAPITests {
       #expect(add("grouped", group: own) == errSecSuccess)
       #expect(read("grouped", group: own) == (errSecSuccess, Data("grouped".utf8)))
       #expect(add("shared", group: "group:shared") == errSecMissingEntitlement)
+      #expect(add("theirs", group: "exe:/usr/bin/secret-tool") == errSecMissingEntitlement)
       #expect(read("mine", group: "group:shared").0 == errSecMissingEntitlement)
 
       // secret-tool stores the same kind of item: another program's, so not found here, with no
@@ -107,7 +108,64 @@ extension KeychainAPITests {
         ], stdin: Array("theirs".utf8))
       #expect(stored.status == 0, "\(stored.stderr)")
       #expect(read("theirs").0 == errSecItemNotFound)
+      try sharedGroups(daemon, own: own, add: { add($0, group: $1) }, read: { read($0, group: $1) })
       _ = daemon.terminate()
+    }
+
+    /// T14 of ACCESS-CONTROL.md: a named group, `group:shared`. Naming it is
+    /// errSecMissingEntitlement until the user adds this program to it; then its items are
+    /// stored and found there, and another program reads them once it is a member too.
+    private func sharedGroups(
+      _ daemon: DaemonProcess, own: String, add: (String, String?) -> OSStatus,
+      read: (String, String?) -> (OSStatus, Data?)
+    ) throws {
+      let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+      let secretTool = "via:exe:/usr/bin/secret-tool@exe:\(me)"
+      func keychainctl(_ arguments: [String], password: Bool = false) throws -> CommandResult {
+        try daemon.run(
+          Binaries.keychainctl, arguments + (password ? ["--password-stdin"] : []),
+          stdin: Array((password ? "test password\n" : "").utf8))
+      }
+      func lookup() throws -> String {
+        try daemon.run("secret-tool", ["lookup", "service", "groups", "account", "shared"]).stdout
+      }
+      // secret-tool cannot name the group either.
+      let foreign = try daemon.run(
+        "secret-tool", ["store", "--label=x", "keychain:agrp", "group:shared", "k", "v"],
+        stdin: Array("x".utf8))
+      #expect(foreign.status != 0)
+      #expect(foreign.stderr.contains("not in the access group group:shared"), "\(foreign.stderr)")
+      let refused = try keychainctl(["access", "group", "add", "shared", "--app", own])
+      #expect(refused.stderr.contains("needs your keyring password"), "\(refused.stderr)")
+
+      let joined = try keychainctl(
+        ["access", "group", "add", "shared", "--app", own], password: true)
+      #expect(joined.stdout == "1 membership(s) made\n", "\(joined.stderr)")
+      #expect(add("shared", "group:shared") == errSecSuccess)
+      #expect(read("shared", "group:shared") == (errSecSuccess, Data("shared".utf8)))
+      // A query naming the group finds only its items; the item shows the group it is in.
+      #expect(read("mine", "group:shared").0 == errSecItemNotFound)
+      var result: CFTypeRef?
+      let query: [String: Any] = [
+        kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "groups",
+        kSecAttrAccount as String: "shared", kSecReturnAttributes as String: true,
+      ]
+      #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+      let attributes = result as? [String: Any]
+      #expect(attributes?[kSecAttrAccessGroup as String] as? String == "group:shared")
+
+      // Another program is not a member: the item is locked for it (no display, no dialog).
+      #expect(try lookup().isEmpty)
+      let listed = try keychainctl(["access", "list"]).stdout
+      #expect(listed.contains("every item of login in group:shared"), "\(listed)")
+      #expect(
+        try keychainctl(
+          ["access", "group", "add", "shared", "--app", secretTool, "login"], password: true
+        ).status == 0)
+      #expect(try lookup() == "shared")
+      let left = try keychainctl(["access", "group", "remove", "shared", "--app", secretTool])
+      #expect(left.stdout == "1 membership(s) ended\n", "\(left.stderr)")
+      #expect(try lookup().isEmpty, "a membership ended still reads")
     }
   }
 }

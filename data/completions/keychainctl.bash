@@ -660,13 +660,13 @@ _keychainctl_access() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    whoami|list|allow|revoke|learn)
+    whoami|list|allow|revoke|group|learn)
         # Offer subcommand argument completions
         "_keychainctl_access_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'whoami list allow revoke learn' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'whoami list allow revoke group learn' -- "${cur}"))
         ;;
     esac
 }
@@ -703,6 +703,59 @@ _keychainctl_access_allow() {
 }
 
 _keychainctl_access_revoke() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=(--app)
+    __keychainctl_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--app')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_access_group() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __keychainctl_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    add|remove)
+        # Offer subcommand argument completions
+        "_keychainctl_access_group_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'add remove' -- "${cur}"))
+        ;;
+    esac
+}
+
+_keychainctl_access_group_add() {
+    repeating_flags=()
+    non_repeating_flags=(--password-stdin -h --help)
+    repeating_options=()
+    non_repeating_options=(--app)
+    __keychainctl_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--app')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_access_group_remove() {
     repeating_flags=()
     non_repeating_flags=(-h --help)
     repeating_options=()

@@ -26,6 +26,9 @@ struct AccessInterface: DBusInterface {
     table.on(Methods.learning, learning)
     table.on(Methods.applyLearning, applyLearning)
     table.on(Methods.discardLearning, discardLearning)
+    table.on(Methods.groupAdd, groupAdd)
+    table.on(Methods.groupRemove, groupRemove)
+    table.on(Methods.groupOf, groupOf)
     table.on(Methods.verifyAudit, verifyAudit)
   }
 
@@ -58,7 +61,8 @@ struct AccessInterface: DBusInterface {
             item: grant.item.map {
               Resolver.path(of: ItemID(collection: collection, id: $0)).rawValue
             },
-            created: Int64(grant.created.timeIntervalSince1970), source: grant.source))
+            group: grant.group, created: Int64(grant.created.timeIntervalSince1970),
+            source: grant.source))
       }
       var counts: [String: Int] = [:]
       for item in items {
