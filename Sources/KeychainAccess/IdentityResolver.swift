@@ -23,8 +23,13 @@ public final class IdentityResolver: Sendable {
   /// How many parents are walked to find who ran a front end.
   static let maximumWalk = 8
   private let hashes = Mutex<[FileKey: String]>([:])
+  /// The names programs have in the desktop's menus, for what a dialog shows.
+  let names: DesktopNames
 
-  public init(proc: String = "/proc") { self.proc = proc }
+  public init(proc: String = "/proc", names: DesktopNames = DesktopNames()) {
+    self.proc = proc
+    self.names = names
+  }
 
   /// The identity of process `pid`. `startTime` is what the bus call saw (nil if unread);
   /// `arrival` is when the caller's connection appeared on the bus, in clock ticks after boot,
@@ -50,7 +55,8 @@ public final class IdentityResolver: Sendable {
   /// whoever ran it. Without (a requester, whose key alone counts) no file is hashed.
   func classify(_ facts: ProcessFacts, walking: Bool) -> AppIdentity {
     if let app = facts.flatpakID {
-      return AppIdentity(kind: .flatpak, key: "flatpak:\(app)", display: app, verified: false)
+      let display = names.name(forApp: app).map { "\($0) (\(app))" } ?? app
+      return AppIdentity(kind: .flatpak, key: "flatpak:\(app)", display: display, verified: false)
     }
     if let snap = facts.snapName {
       return AppIdentity(kind: .snap, key: "snap:\(snap)", display: snap, verified: false)
@@ -75,16 +81,19 @@ public final class IdentityResolver: Sendable {
           verified: false)
       } else if let script = Self.script(facts.arguments, interpreter: name) {
         programName = Self.fileName(script)
+        // A menu's name only for a script root installed: the user's keeps its file name.
+        let menuName = Self.isSystemFile(script) ? names.name(forExecutable: script) : nil
         program = AppIdentity(
           kind: .script, key: "script:\(executable):\(script)",
           pin: walking ? pin(of: script) : nil,
-          display: "\(programName) (\(name))", verified: false)
+          display: menuName ?? "\(programName) (\(name))", verified: false)
       } else {
         return .unknown(pid: facts.pid, why: "\(name) runs no script file")
       }
     } else if Self.isSystemFile(executable) {
       program = AppIdentity(
-        kind: .system, key: "exe:\(executable)", display: name, verified: false)
+        kind: .system, key: "exe:\(executable)",
+        display: names.name(forExecutable: executable) ?? name, verified: false)
     } else {
       program = AppIdentity(
         kind: .user, key: "exe:\(executable)", pin: walking ? pin(of: executable) : nil,

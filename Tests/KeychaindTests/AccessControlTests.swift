@@ -134,6 +134,37 @@ import Testing
     #expect(setup.pinentry.confirmations == 2)
   }
 
+  @Test(.enabled(if: getuid() == 0, "needs a directory only root can write, as /usr/share is"))
+  func theDialogNamesAProgramAsTheDesktopsMenuDoes() async throws {
+    // A tree only root can write, as /usr is: a script, and the entry that puts it in menus.
+    let tree = "/run/keychaind-names.\(UUID().uuidString.prefix(8))"
+    defer { try? FileManager.default.removeItem(atPath: tree) }
+    for directory in [tree + "/bin", tree + "/share/applications"] {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o755])
+    }
+    chmod(tree, 0o755)
+    let reader = tree + "/bin/mail-reader"
+    try AccessLearnTests.script.write(toFile: reader, atomically: false, encoding: .utf8)
+    chmod(reader, 0o755)
+    try "[Desktop Entry]\nType=Application\nName=Mail Reader\nExec=\(reader) %u\n".write(
+      toFile: tree + "/share/applications/mail-reader.desktop", atomically: false,
+      encoding: .utf8)
+    let pinentry = try ScriptedPinentry(answers: [], confirmations: [.ok])
+    let daemon = try await DaemonProcess(
+      pinentry: pinentry.program, environment: ["XDG_DATA_DIRS": tree + "/share"],
+      configuration: Self.protect)
+    let stored = try daemon.run(
+      "secret-tool", ["store", "--label=Mail password", "service", "mail"],
+      stdin: Array("s3cret".utf8), environment: Self.display)
+    #expect(stored.status == 0, "\(stored.stderr)")
+    let read = try daemon.run("/usr/bin/python3", [reader, "mail"], environment: Self.display)
+    #expect(read.stdout == "s3cret\n", "\(read.stderr)\n\(daemon.log)")
+    let description = pinentry.log.first { $0.hasPrefix("SETDESC") } ?? ""
+    #expect(description.contains("“Mail Reader”"), "\(description)")
+  }
+
   @Test func aChangedProgramIsAskedAgain() async throws {
     let setup = try await Setup(confirmations: [.notOK, .ok])
     try setup.store("s3cret")
