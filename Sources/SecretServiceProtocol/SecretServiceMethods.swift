@@ -23,7 +23,8 @@ extension SecretService {
       serviceInterface, "SearchItems", ["attributes"], ["unlocked", "locked"],
       errors: [.notInAccessGroup])
     public static let unlock = Takes<[ObjectPath]>.Returns<[ObjectPath], ObjectPath>(
-      serviceInterface, "Unlock", ["objects"], ["unlocked", "prompt"], errors: [.limitsExceeded])
+      serviceInterface, "Unlock", ["objects"], ["unlocked", "prompt"],
+      errors: [.limitsExceeded, .accessDenied])
     public static let lock = Takes<[ObjectPath]>.Returns<[ObjectPath], ObjectPath>(
       serviceInterface, "Lock", ["objects"], ["locked", "Prompt"], errors: [])
     public static let getSecrets = Takes<[ObjectPath], ObjectPath>.Returns<[ObjectPath: Secret]>(
@@ -45,7 +46,8 @@ extension SecretService {
   /// `org.freedesktop.Secret.Collection`.
   public enum CollectionMethods {
     public static let delete = NoArguments.Returns<ObjectPath>(
-      collectionInterface, "Delete", [], ["prompt"], errors: [.noSuchObject, .ioError])
+      collectionInterface, "Delete", [], ["prompt"],
+      errors: [.noSuchObject, .accessDenied, .ioError])
     public static let searchItems = Takes<[String: String]>.Returns<[ObjectPath]>(
       collectionInterface, "SearchItems", ["attributes"], ["results"],
       errors: [.noSuchObject, .notInAccessGroup])

@@ -196,4 +196,30 @@ import Testing
     #expect(refused.stderr.contains("belong to other programs"), "\(refused.stderr)")
     #expect(try setup.lookup(by: "secret-tool").stdout == "s3cret")
   }
+
+  @Test func anUnidentifiedProgramUsesWhatItStoredUntilItsConnectionCloses() async throws {
+    let setup = try await Setup()
+    // `python3 -c` runs no script file: unknown, so it owns nothing it stores.
+    let script = """
+      import secretstorage
+      coll = secretstorage.get_default_collection(secretstorage.dbus_init())
+      attrs = {'service': 'adhoc'}
+      coll.create_item('Ad hoc', attrs, b'one', replace=True)
+      coll.create_item('Ad hoc', attrs, b'two', replace=True)
+      items = list(coll.search_items(attrs))
+      print(len(items), items[0].is_locked(), items[0].get_secret().decode())
+      """
+    let first = try setup.daemon.run("/usr/bin/python3", ["-c", script])
+    #expect(first.stdout == "1 False two\n", "\(first.stderr)\n\(setup.daemon.log)")
+    // The next unidentified process is not that connection: the item is nobody's, locked.
+    let later = try setup.daemon.run(
+      "/usr/bin/python3",
+      [
+        "-c",
+        "import secretstorage as s; c = s.get_default_collection(s.dbus_init()); "
+          + "print(next(c.search_items({'service': 'adhoc'})).is_locked())",
+      ])
+    #expect(later.stdout == "True\n", "\(later.stderr)")
+    #expect(setup.pinentry.confirmations == 0)
+  }
 }

@@ -84,6 +84,9 @@ final class AccessControl: Sendable {
     var arrivals: [BusName: UInt64] = [:]
     /// Items each connection was allowed once.
     var once: [BusName: Set<ItemID>] = [:]
+    /// Items a connection whose program cannot be identified created: nobody owns them, but
+    /// the connection that made them uses them until it leaves.
+    var created: [BusName: Set<ItemID>] = [:]
     /// Until when an application is not asked again about an item.
     var denied: [String: [ItemID: Date]] = [:]
     var auditKey: SecureBytes?
@@ -152,6 +155,7 @@ final class AccessControl: Sendable {
       state.callers[peer] = nil
       state.arrivals[peer] = nil
       state.once[peer] = nil
+      state.created[peer] = nil
       state.journalled[peer] = nil
     }
   }
@@ -195,8 +199,11 @@ final class AccessControl: Sendable {
 
   /// Whether `caller` may use `item` (an unlocked collection's) without asking, and why.
   func answer(for caller: CallerApp, item: ItemID, in store: KeychainStore) -> AccessAnswer {
-    let once = state.withLock { $0.once[caller.sender]?.contains(item) ?? false }
+    let (once, made) = state.withLock {
+      ($0.once[caller.sender]?.contains(item) ?? false, $0.created[caller.sender]?.contains(item))
+    }
     let owner = try? store.owner(of: item)
+    if made == true, owner == nil { return .allow(.owner) }
     let grants =
       caller.identity.isRememberable
       ? ((try? store.grants(for: caller.identity.key, on: item)) ?? []) : []
@@ -209,6 +216,14 @@ final class AccessControl: Sendable {
     guard enforces else { return true }
     if case .allow = answer(for: caller, item: item, in: store) { return true }
     return false
+  }
+
+  /// A connection whose program cannot be identified (and so owns nothing) created `item`: it
+  /// uses the item without asking until it leaves, as a transient owner. Otherwise a program
+  /// such as `python3 -c …` could not read back what it had just stored.
+  func created(_ item: ItemID, by caller: CallerApp) {
+    guard !caller.identity.isRememberable else { return }
+    state.withLock { $0.created[caller.sender, default: []].insert(item) }
   }
 
   /// The user allowed `items` once: for the rest of this connection.

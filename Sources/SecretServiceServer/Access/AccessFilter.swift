@@ -3,7 +3,8 @@
 // Around every call, with access control on: before it, the caller's application is put on
 // the request (resolved on a connection's first call, then from memory); after it, what the
 // call read (noted by `StoreView`) and changed (its recorded `StoreEvent`s) goes to the audit
-// log as one record per item. A call that failed is recorded too: a refusal is what the log
+// log as one record per item, and what an unidentified program created is kept as its
+// connection's own. A call that failed is recorded too: a refusal is what the log
 // is most often read for.
 
 import KeychainAccess
@@ -20,7 +21,13 @@ struct AccessFilter: CallFilter {
     guard access.isOn else { return try await next(request) }
     let caller = await access.caller(of: request)
     request.context.modify(caller) { _ in }
-    defer { access.log(records(of: request, by: caller)) }
+    defer {
+      let events = request.context.value([StoreEvent].self) ?? []
+      if !caller.identity.isRememberable {
+        for case .itemCreated(let item) in events { access.created(item, by: caller) }
+      }
+      access.log(records(of: request, by: caller))
+    }
     return try await next(request)
   }
 
