@@ -56,7 +56,7 @@ struct BackupTests {
     try GnomeKeyringImportTests.canonical(GnomeKeyringImportTests.dump(daemon.environment))
   }
 
-  @Test func aBackupRestoresEveryFieldOfEveryItem() async throws {
+  @Test(.readsAnotherProgramsItems) func aBackupRestoresEveryFieldOfEveryItem() async throws {
     let source = try await DaemonProcess(password: "password")
     try Self.fill(source)
     let file = source.home.path + "/backup.kcb"

@@ -61,7 +61,7 @@ struct GitCredentialTests {
     #expect(gone.status != 0 && !gone.stdout.contains("s3cret"))
   }
 
-  @Test func gitStoresFindsAndForgetsInKeychaind() async throws {
+  @Test(.readsAnotherProgramsItems) func gitStoresFindsAndForgetsInKeychaind() async throws {
     let daemon = try await DaemonProcess()
     let helper = try Self.buildHelper(in: daemon.home)
     try Self.lifecycle(helper: helper, daemon.environment)

@@ -54,7 +54,7 @@ struct KWalletClientTests {
     await connection.close()
   }
 
-  @Test func kwalletQueryListsReadsAndWrites() async throws {
+  @Test(.readsAnotherProgramsItems) func kwalletQueryListsReadsAndWrites() async throws {
     let daemon = try await DaemonProcess()
     try await Self.seed(daemon)
     let environment = Self.kdeEnvironment(daemon)
@@ -83,7 +83,7 @@ struct KWalletClientTests {
       "\(missing.stdout)")
   }
 
-  @Test func secretToolAndKWalletQuerySeeOneItem() async throws {
+  @Test(.readsAnotherProgramsItems) func secretToolAndKWalletQuerySeeOneItem() async throws {
     let daemon = try await DaemonProcess()
     let stored = try daemon.run(
       "/usr/bin/secret-tool",
@@ -96,7 +96,7 @@ struct KWalletClientTests {
     #expect(read.stdout == "from libsecret\n", "\(read.stderr)")
   }
 
-  @Test func pythonKeyringStoresThroughKWallet() async throws {
+  @Test(.readsAnotherProgramsItems) func pythonKeyringStoresThroughKWallet() async throws {
     let daemon = try await DaemonProcess()
     var environment = Self.kdeEnvironment(daemon)
     environment["PYTHON_KEYRING_BACKEND"] = "keyring.backends.kwallet.DBusKeyring"
@@ -150,7 +150,8 @@ struct KWalletClientTests {
   }
 
   @Test(
-    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "no Chromium"))
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "no Chromium"),
+    .readsAnotherProgramsItems)
   func chromiumOnKDEKeepsItsKeyInKWallet() async throws {
     let daemon = try await DaemonProcess()
     let profile = daemon.home.path + "/chromium"

@@ -26,7 +26,9 @@ import Testing
 
     """
 
-  @Test func theSamplesRunOnKeychaindAndInteroperateWithSecretTool() async throws {
+  @Test(.readsAnotherProgramsItems) func theSamplesRunOnKeychaindAndInteroperateWithSecretTool()
+    async throws
+  {
     let daemon = try await DaemonProcess()
     var environment = daemon.environment
     environment["KEYCHAIN_BACKEND"] = "secret-service"

@@ -17,7 +17,7 @@ import Testing
     try daemon.run(Self.keychainctl, arguments, stdin: Array(stdin.utf8))
   }
 
-  @Test func secretToolVerbsInteroperateWithSecretTool() async throws {
+  @Test(.readsAnotherProgramsItems) func secretToolVerbsInteroperateWithSecretTool() async throws {
     let daemon = try await DaemonProcess()
     #expect(
       try ctl(daemon, ["store", "--label=L", "app", "web", "user", "alice"], stdin: "s3cret").status
@@ -47,7 +47,9 @@ import Testing
     _ = daemon.terminate()
   }
 
-  @Test func securityVerbsKeepTheKeychainRulesAndExitCodes() async throws {
+  @Test(.readsAnotherProgramsItems) func securityVerbsKeepTheKeychainRulesAndExitCodes()
+    async throws
+  {
     let daemon = try await DaemonProcess()
     #expect(
       try ctl(daemon, ["add-generic-password", "-a", "bob", "-s", "svc", "-w", "pw1"]).status == 0)

@@ -103,7 +103,9 @@ import Testing
 
   /// Within about a second of a burst keychain.db alone (a backup of it, say) holds every
   /// write: copied with its index key and nothing else, it opens with all 20 items.
-  @Test func aMomentAfterABurstTheDatabaseFileHoldsEveryWrite() async throws {
+  @Test(.readsAnotherProgramsItems) func aMomentAfterABurstTheDatabaseFileHoldsEveryWrite()
+    async throws
+  {
     let daemon = try await DaemonProcess()
     try await burst(daemon, 20).close()
     for _ in 0..<500 where size(daemon.storeFile("keychain.db-wal")) != 0 {

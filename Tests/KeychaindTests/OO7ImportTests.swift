@@ -82,7 +82,9 @@ struct OO7ImportTests {
     }
   }
 
-  @Test func anOO7UsersKeyringsComeOverWithTheLoginPassword() async throws {
+  @Test(.readsAnotherProgramsItems) func anOO7UsersKeyringsComeOverWithTheLoginPassword()
+    async throws
+  {
     let home = try Home()
     let before = try home.files()
     // The times libsecret wrote, read back from the file itself.

@@ -39,7 +39,7 @@ struct SeahorseTests {
       environment: environment, timeout: .seconds(300))
   }
 
-  @Test func seahorseFollowsEveryChangeOnKeychaind() async throws {
+  @Test(.readsAnotherProgramsItems) func seahorseFollowsEveryChangeOnKeychaind() async throws {
     let daemon = try await DaemonProcess(password: "password")
     let result = try Self.seahorse(provider: "keychaind", daemon.environment)
     #expect(result.status == 0 && result.stdout == "OK\n", "\(result.stderr)\n\(daemon.log)")

@@ -151,7 +151,9 @@ struct UpgradeTests {
   /// every item reads back byte for byte, searches find them (the old index digests), and the
   /// lock policy and aliases survived. Stopped, the store checks healthy, carries migration v5
   /// and a ledger, and the fixture in the repository is as it was.
-  @Test func aStoreOfThePreviousReleaseOpensAndServesEverything() async throws {
+  @Test(.readsAnotherProgramsItems) func aStoreOfThePreviousReleaseOpensAndServesEverything()
+    async throws
+  {
     let before = try fixtureState()
     #expect(Set(before.keys) == ["README.md", "index.key", "keychain.db"])
     let temporary = try TemporaryDirectory(prefix: "upgrade")
