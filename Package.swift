@@ -230,7 +230,7 @@ let package = Package(
       name: "KeychainStoreTests",
       dependencies: [
         "KeychainStore", "KeychainCore", "KeychainCrypto", "KeychainTesting", "KeychainImport",
-        .product(name: "GRDB", package: "GRDB.swift"),
+        "KeychainAccess", .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     // The object tree in memory (InMemoryTransport): no bus, no daemon process.
     .testTarget(

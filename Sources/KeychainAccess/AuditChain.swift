@@ -21,6 +21,19 @@ public struct AuditChain: Sendable {
   /// The MAC of the first line's predecessor.
   public static let start = [UInt8](repeating: 0, count: 32)
 
+  /// Where the chain had got to: its last sequence number and that line's MAC. The store keeps
+  /// one, sealed beside the key, so that records cut from the end of the log while keychaind
+  /// was not running are found when it starts again.
+  public struct Anchor: Sendable, Equatable {
+    public var seq: UInt64
+    public var mac: [UInt8]
+
+    public init(seq: UInt64, mac: [UInt8]) {
+      self.seq = seq
+      self.mac = mac
+    }
+  }
+
   /// The line for `record` after a line whose MAC was `previous`, and this line's MAC.
   public func line(_ record: AuditRecord, after previous: [UInt8]) throws -> (
     line: String, mac: [UInt8]

@@ -105,14 +105,30 @@ public final class AuditLog: Sendable {
     return (descriptor, Int(status.st_size))
   }
 
-  /// Starts chaining with `key` (from the store), writing what waited for it.
-  public func setKey(_ key: HMACKey) {
+  /// Starts chaining with `key` (from the store), writing what waited for it. `anchor` is
+  /// where the store last recorded the chain's end (`AuditChain.Anchor`): a log that ends
+  /// before it lost records while keychaind was not running. The chain's numbers then go on
+  /// from the anchor, so that `verify` names the gap for as long as the log holds it.
+  public func setKey(_ key: HMACKey, anchor: AuditChain.Anchor? = nil) {
     let waiting = state.withLock { state in
       state.chain = AuditChain(key: key)
+      if let anchor, anchor.seq > state.lastSeq {
+        logger.error(
+          "audit log: it ends at record \(state.lastSeq), but keychaind had recorded up to \(anchor.seq): records were cut from its end while keychaind was not running"
+        )
+        state.lastSeq = anchor.seq
+      }
       defer { state.pending = [] }
       return state.pending
     }
     if !waiting.isEmpty { append(waiting) }
+  }
+
+  /// The chain's end as written so far, for the store to keep; nil before the key is known.
+  public var anchor: AuditChain.Anchor? {
+    state.withLock { state in
+      state.chain == nil ? nil : AuditChain.Anchor(seq: state.lastSeq, mac: state.lastMAC)
+    }
   }
 
   /// How many fsyncs the log has made (for tests that count them).

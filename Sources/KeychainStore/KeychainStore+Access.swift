@@ -192,31 +192,84 @@ extension KeychainStore {
   /// recovers the same key.
   public func auditKey(from collection: String, known: SecureBytes?) throws -> SecureBytes {
     let key = try dataKey(collection)
-    let aad = Self.auditKeyAAD(collection)
-    let held = try lookup(database(for: collection)) { db in
+    let held = try sealedAuditKey(collection).map { try Self.openAuditKey($0, collection, key) }
+    if let held, known == nil { return held.key }
+    let chosen = known ?? SecureBytes.random(count: 32)
+    if held?.key != chosen { try sealAuditKey(chosen, anchor: nil, in: collection, key) }
+    return chosen
+  }
+
+  /// Where the audit log's chain had got to when `collection` (unlocked) last recorded it.
+  public func auditAnchor(in collection: String) throws -> AuditChain.Anchor? {
+    let key = try dataKey(collection)
+    return try sealedAuditKey(collection).flatMap {
+      try Self.openAuditKey($0, collection, key).anchor
+    }
+  }
+
+  /// Keeps `anchor` beside the chain key `auditKey` in every unlocked collection that holds
+  /// that key, durably; returns how many. Written when keychaind stops and every few minutes
+  /// of logging, never per record: a read must not cost a write to the store.
+  @discardableResult
+  public func keepAuditAnchor(_ anchor: AuditChain.Anchor, auditKey: SecureBytes) throws -> Int {
+    var kept = 0
+    for collection in try collections().map(\.name)
+    where collection != Self.sessionCollection && !isLocked(collection) {
+      let key = try dataKey(collection)
+      guard let sealed = try sealedAuditKey(collection),
+        try Self.openAuditKey(sealed, collection, key).key == auditKey
+      else { continue }
+      try sealAuditKey(auditKey, anchor: anchor, in: collection, key)
+      kept += 1
+    }
+    return kept
+  }
+
+  private func sealedAuditKey(_ collection: String) throws -> Data? {
+    try lookup(database(for: collection)) { db in
       try Data.fetchOne(
-        db,
-        sql: "SELECT sealed FROM audit_key WHERE collectionID = ?",
+        db, sql: "SELECT sealed FROM audit_key WHERE collectionID = ?",
         arguments: [try collectionID(collection, db)])
     }
-    if let held, known == nil {
-      do {
-        return try AESGCM.open(Array(held), key: key, associatedData: aad)
-      } catch CryptoError.authenticationFailed {
-        throw StoreError.corrupt("the audit key of \(collection) does not decrypt")
-      }
+  }
+
+  /// The sealed record is the 32-byte key, then, once one was kept, the anchor: its sequence
+  /// number (8 bytes, big-endian) and MAC (32 bytes).
+  private static func openAuditKey(_ sealed: Data, _ collection: String, _ key: CipherKey) throws
+    -> (key: SecureBytes, anchor: AuditChain.Anchor?)
+  {
+    let plain: SecureBytes
+    do {
+      plain = try AESGCM.open(Array(sealed), key: key, associatedData: auditKeyAAD(collection))
+    } catch CryptoError.authenticationFailed {
+      throw StoreError.corrupt("the audit key of \(collection) does not decrypt")
     }
-    let chosen = known ?? SecureBytes.random(count: 32)
-    let holdsChosen =
-      try held.map { try AESGCM.open(Array($0), key: key, associatedData: aad) == chosen } ?? false
-    if !holdsChosen {
-      let sealed = Data(try AESGCM.seal(chosen, key: key, associatedData: aad))
-      try write(collection) { db in
-        try db.execute(
-          sql: "INSERT OR REPLACE INTO audit_key (collectionID, sealed) VALUES (?, ?)",
-          arguments: [try collectionID(collection, db), sealed])
-      }
+    guard plain.count == 32 || plain.count == 72 else {
+      throw StoreError.corrupt("the audit key of \(collection) has \(plain.count) bytes")
     }
-    return chosen
+    guard plain.count == 72 else { return (plain, nil) }
+    let tail = plain.slice(32..<72).copyBytes()
+    let seq = tail[..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    return (plain.slice(0..<32), AuditChain.Anchor(seq: seq, mac: Array(tail[8...])))
+  }
+
+  private func sealAuditKey(
+    _ auditKey: SecureBytes, anchor: AuditChain.Anchor?, in collection: String, _ key: CipherKey
+  ) throws {
+    let plain = SecureBytes(count: anchor == nil ? 32 : 72) { buffer in
+      auditKey.withUnsafeBytes { buffer.copyMemory(from: $0) }
+      guard let anchor else { return }
+      for index in 0..<8 {
+        buffer[32 + index] = UInt8(truncatingIfNeeded: anchor.seq >> (56 - 8 * index))
+      }
+      for (index, byte) in anchor.mac.prefix(32).enumerated() { buffer[40 + index] = byte }
+    }
+    let sealed = Data(
+      try AESGCM.seal(plain, key: key, associatedData: Self.auditKeyAAD(collection)))
+    try write(collection) { db in
+      try db.execute(
+        sql: "INSERT OR REPLACE INTO audit_key (collectionID, sealed) VALUES (?, ?)",
+        arguments: [try collectionID(collection, db), sealed])
+    }
   }
 }

@@ -121,6 +121,13 @@ public final class SecretServiceDaemon: Sendable {
     state.unlocked(collections)
   }
 
+  /// Makes the audit log durable and keeps where its chain ends in the store, before keychaind
+  /// stops: records cut from the log's end meanwhile are then found at the next start.
+  public func stopping() {
+    state.access.flushAudit()
+    state.access.keepAnchor()
+  }
+
   /// Registers the object tree, starts forgetting departed callers' sessions and prompts, and
   /// only then asks for the bus name, so that no call can arrive before the objects exist.
   public func publish(on connection: Connection, replace: Bool) async throws -> NameRequestResult {

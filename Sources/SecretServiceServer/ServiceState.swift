@@ -102,7 +102,7 @@ actor ServiceState {
     access: AccessSettings
   ) {
     self.store = store
-    self.access = AccessControl(access, logger: logger)
+    self.access = AccessControl(access, store: store, logger: logger)
     self.clock = clock
     self.lockDefaults = lockDefaults
     gate = CallGate(open: !holdingCalls)
@@ -215,7 +215,7 @@ actor ServiceState {
   /// background, and what damage showed is repaired and logged by object path.
   nonisolated func unlocked(_ collections: [String]) {
     noteUse(collections)
-    access.collectionsUnlocked(collections, store: store)
+    access.collectionsUnlocked(collections)
     let (store, logger) = (store, logger)
     for collection in collections {
       Task {

@@ -183,6 +183,7 @@ struct Keychaind: AsyncParsableCommand {
     logger.info("stopping: \(reason)")
     control?.close()
     await connection.close()
+    daemon.stopping()
     do {
       try store.close()
     } catch {

@@ -90,12 +90,18 @@ final class AccessControl: Sendable {
     /// Until when an application is not asked again about an item.
     var denied: [String: [ItemID: Date]] = [:]
     var auditKey: SecureBytes?
+    /// The last anchor kept in the store, and when.
+    var anchored: (seq: UInt64, at: Date) = (0, .distantPast)
     /// The routine allows (owner, grant) each connection has had journalled already.
     var journalled: [BusName: Set<AuditRecord.Decision>] = [:]
   }
   private let state = Mutex(State())
 
-  init(_ settings: AccessSettings, logger: Logger) {
+  /// The store the audit chain's anchor is kept in.
+  let store: KeychainStore
+
+  init(_ settings: AccessSettings, store: KeychainStore, logger: Logger) {
+    self.store = store
     currentMode = Atomic(Self.code(of: settings.mode))
     saveMode = settings.saveMode
     self.logger = logger
@@ -259,18 +265,45 @@ final class AccessControl: Sendable {
 
   /// After `collections` were unlocked: the audit log's key is read from (or kept in) the
   /// first of them that can give it, and records waiting for it are written.
-  func collectionsUnlocked(_ collections: [String], store: KeychainStore) {
+  func collectionsUnlocked(_ collections: [String]) {
     guard let audit else { return }
     for collection in collections where collection != KeychainStore.sessionCollection {
       let known = state.withLock { $0.auditKey }
       do {
         let key = try store.auditKey(from: collection, known: known)
         guard known == nil else { continue }
-        state.withLock { $0.auditKey = key }
-        audit.setKey(try HMACKey(key))
+        // The furthest anchor any open collection kept: the others may be older.
+        let anchor = collections.compactMap { try? store.auditAnchor(in: $0) }
+          .max { $0.seq < $1.seq }
+        state.withLock {
+          $0.auditKey = key
+          $0.anchored = (anchor?.seq ?? 0, Date())
+        }
+        audit.setKey(try HMACKey(key), anchor: anchor)
       } catch {
         logger.warning("audit log: no chain key from \(collection): \(error)")
       }
+    }
+  }
+
+  /// How often, at most, the chain's end is kept in the store while records are written.
+  static let anchorInterval: TimeInterval = 300
+
+  /// Keeps the audit chain's end in the store (see `AuditChain.Anchor`), if it moved since it
+  /// was last kept. Called when keychaind stops, and after records now and then.
+  func keepAnchor() {
+    guard let audit, let anchor = audit.anchor,
+      let key = state.withLock({ state -> SecureBytes? in
+        guard state.anchored.seq != anchor.seq else { return nil }
+        state.anchored = (anchor.seq, Date())
+        return state.auditKey
+      })
+    else { return }
+    audit.sync()
+    do {
+      try store.keepAuditAnchor(anchor, auditKey: key)
+    } catch {
+      logger.warning("audit log: cannot keep its end in the store: \(error)")
     }
   }
 
@@ -282,6 +315,13 @@ final class AccessControl: Sendable {
   func log(_ records: [AuditRecord]) {
     guard let audit, let first = records.first else { return }
     audit.append(records)
+    let anchorDue = state.withLock { state in
+      guard state.auditKey != nil, -state.anchored.at.timeIntervalSinceNow >= Self.anchorInterval
+      else { return false }
+      state.anchored.at = Date()
+      return true
+    }
+    if anchorDue { Task.detached { [self] in await Blocking.run { self.keepAnchor() } } }
     let routine = records.allSatisfy { $0.decision == .owner || $0.decision == .grant }
     if routine {
       let sender = BusName(unchecked: first.sender)
