@@ -229,7 +229,7 @@ final class AccessControl: Sendable {
   /// such as `python3 -c …` could not read back what it had just stored.
   func created(_ item: ItemID, by caller: CallerApp) {
     guard !caller.identity.isRememberable else { return }
-    state.withLock { $0.created[caller.sender, default: []].insert(item) }
+    state.withLock { _ = $0.created[caller.sender, default: []].insert(item) }
   }
 
   /// The user allowed `items` once: for the rest of this connection.
