@@ -69,14 +69,15 @@ extension SecretServiceClient {
     )
   }
 
-  /// Grants what the learning period saw, ends it and turns `protect` on; returns the grants
-  /// (`APP ITEM_PATH` each) and the file the mode was kept in.
-  public func applyLearning(password: SecureBytes) async throws -> (
+  /// Grants what the learning period saw (but not to the applications in `except`), ends it
+  /// and turns `protect` on; returns the grants (`APP ITEM_PATH` each) and the file the mode
+  /// was kept in.
+  public func applyLearning(password: SecureBytes, except: [String] = []) async throws -> (
     grants: [String], savedIn: String
   ) {
     try await call(
       Self.service, SecretService.AccessMethods.applyLearning,
-      try secretValue(password, contentType: "text/plain"))
+      try secretValue(password, contentType: "text/plain"), except)
   }
 
   /// Ends the learning period without granting; returns whether there was one.

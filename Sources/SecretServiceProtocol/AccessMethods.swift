@@ -47,11 +47,12 @@ extension SecretService {
     /// The learning period's start and end in Unix time, both 0 when there is none.
     public static let learning = NoArguments.Returns<Int64, Int64>(
       accessInterface, "Learning", [], ["start", "end"], errors: [])
-    /// Makes the grants Learn would (with the password of the collections involved, when
-    /// there are any), ends the learning period, and turns `protect` on, kept for the next
-    /// start. Returns `APP ITEM_PATH` per grant, and the file the mode was written to.
-    public static let applyLearning = Takes<Secret>.Returns<[String], String>(
-      accessInterface, "ApplyLearning", ["password"], ["grants", "saved_in"],
+    /// Makes the grants Learn would, except those of the applications in `except` (keys,
+    /// paths or Flatpak app ids), with the password of the collections involved when there
+    /// are any; ends the learning period, and turns `protect` on, kept for the next start.
+    /// Returns `APP ITEM_PATH` per grant, and the file the mode was written to.
+    public static let applyLearning = Takes<Secret, [String]>.Returns<[String], String>(
+      accessInterface, "ApplyLearning", ["password", "except"], ["grants", "saved_in"],
       errors: [.noSession, .accessDenied, .isLocked, .failed, .ioError])
     /// Ends the learning period and grants nothing; returns whether there was one.
     public static let discardLearning = NoArguments.Returns<Bool>(

@@ -31,6 +31,11 @@ extension AccessCommand {
     var length: String?
     @Flag(help: "Show the learning period and the grants its reads call for.") var status = false
     @Flag(help: "Make those grants, end the period, and turn protect on.") var apply = false
+    @Option(
+      help: ArgumentHelp(
+        "With --apply: grant nothing to this application (as `access list` names it, or a path).",
+        valueName: "app"))
+    var except: [String] = []
     @Flag(help: "End the learning period without granting anything.") var discard = false
     @Flag(help: "Only list the grants that would be made.") var dryRun = false
     @Flag(help: .passwordStdin) var passwordStdin = false
@@ -39,6 +44,7 @@ extension AccessCommand {
       guard [length != nil, status, apply, discard, dryRun].count(where: { $0 }) <= 1 else {
         throw ValidationError("choose one of --for, --status, --apply, --discard and --dry-run")
       }
+      guard except.isEmpty || apply else { throw ValidationError("--except goes with --apply") }
       if let length, Self.seconds(length) == nil {
         throw ValidationError("--for takes a length such as 90s, 30m, 12h or 7d")
       }
@@ -66,11 +72,7 @@ extension AccessCommand {
         let ended = try await client.discardLearning()
         print(ended ? "learning period ended; nothing was granted" : "no learning period")
       } else if apply {
-        let grants = try await client.learnAccess(password: SecureBytes(copying: []), dryRun: true)
-        Self.printByApplication(grants)
-        // Narrowing access needs no password: with nothing to grant, none is asked.
-        let password = grants.isEmpty ? SecureBytes(copying: []) : try accessPassword(passwordStdin)
-        let (made, savedIn) = try await client.applyLearning(password: password)
+        let (made, savedIn) = try await apply(client)
         print("\(made.count) grant(s) made")
         print("access-control = protect" + (savedIn.isEmpty ? "" : " (written to \(savedIn))"))
       } else {
@@ -79,6 +81,22 @@ extension AccessCommand {
         for grant in grants { print(grant) }
         print("\(grants.count) grant(s) \(dryRun ? "would be made" : "made")")
       }
+    }
+
+    /// `--apply`: the grants it will make are shown first, and the password is asked only
+    /// if there are any (turning protect on narrows access, which needs none).
+    private func apply(_ client: SecretServiceClient) async throws -> ([String], String) {
+      let all = try await client.learnAccess(password: SecureBytes(copying: []), dryRun: true)
+      // As keychaind reads --except: a key, an executable's path, or a Flatpak app id.
+      let keys = except.flatMap { [$0, "exe:" + $0, "flatpak:" + $0] }
+      let left = all.filter { grant in keys.contains { grant.hasPrefix($0 + " ") } }
+      let grants = all.filter { !left.contains($0) }
+      Self.printByApplication(grants)
+      if !left.isEmpty {
+        print("left out: \(left.count) read(s) of \(except.joined(separator: ", "))")
+      }
+      let password = grants.isEmpty ? SecureBytes(copying: []) : try accessPassword(passwordStdin)
+      return try await client.applyLearning(password: password, except: except)
     }
 
     private func showStatus(_ client: SecretServiceClient) async throws {

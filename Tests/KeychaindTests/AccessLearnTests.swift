@@ -114,6 +114,27 @@ import Testing
     #expect(again.stderr.contains("keychaind is in protect"), "\(again.stderr)")
   }
 
+  @Test func applyLeavesOutTheApplicationsNamedWithExcept() async throws {
+    let setup = try await Setup(configuration: "access-control = off\n")
+    try setup.store("mail secret")
+    try "access-control = audit\n".write(
+      toFile: setup.daemon.home.path + "/.config/keychaind/keychaind.conf", atomically: true,
+      encoding: .utf8)
+    setup.daemon.kill(with: SIGTERM)
+    try await setup.daemon.start()
+    #expect(try setup.keychainctl(["access", "learn", "--for", "1h"]).status == 0)
+    #expect(try read("mail", by: setup.copy, setup).stdout == "mail secret")
+    _ = try await setup.decisions(["read would-ask": 1])
+    // Its only reader left out, there is nothing to grant: no password is asked.
+    let applied = try setup.keychainctl(["access", "learn", "--apply", "--except", setup.copy])
+    #expect(applied.status == 0, "\(applied.stderr)")
+    #expect(applied.stdout.contains("0 grant(s) made"), "\(applied.stdout)")
+    #expect(applied.stdout.contains("left out: 1 read(s)"), "\(applied.stdout)")
+    let other = try read("mail", by: setup.copy, setup, display: false)
+    #expect(other.stdout.isEmpty, "protect is on and the copy was not granted")
+    #expect(other.stderr.contains("keychainctl access allow"), "\(other.stderr)")
+  }
+
   @Test func aLineAddedToTheAuditLogIsNotLearnt() async throws {
     let setup = try await Setup(configuration: "access-control = off\n")
     try setup.store("mail secret")

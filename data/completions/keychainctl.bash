@@ -773,13 +773,16 @@ _keychainctl_access_group_remove() {
 _keychainctl_access_learn() {
     repeating_flags=()
     non_repeating_flags=(--status --apply --discard --dry-run --password-stdin -h --help)
-    repeating_options=()
+    repeating_options=(--except)
     non_repeating_options=(--for)
     __keychainctl_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--for')
+        return
+        ;;
+    '--except')
         return
         ;;
     esac

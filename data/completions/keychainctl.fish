@@ -100,7 +100,7 @@ function __keychainctl_parse_tokens -S
                     __keychainctl_parse_subcommand -r 2 'app=' 'h/help'
                 end
             case 'learn'
-                __keychainctl_parse_subcommand 0 'for=' 'status' 'apply' 'discard' 'dry-run' 'password-stdin' 'h/help'
+                __keychainctl_parse_subcommand 0 'for=' 'status' 'apply' 'except=+' 'discard' 'dry-run' 'password-stdin' 'h/help'
             end
         case 'audit'
             __keychainctl_parse_subcommand 0 'h/help'
@@ -334,6 +334,7 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_o
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl access learn" for' -l 'for' -d 'Start a learning period this long: 90s, 30m, 12h, 7d.' -rfka ''
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl access learn" status' -l 'status' -d 'Show the learning period and the grants its reads call for.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl access learn" apply' -l 'apply' -d 'Make those grants, end the period, and turn protect on.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl access learn"' -l 'except' -d 'With --apply: grant nothing to this application (as `access list` names it, or a path).' -rfka ''
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl access learn" discard' -l 'discard' -d 'End the learning period without granting anything.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl access learn" dry-run' -l 'dry-run' -d 'Only list the grants that would be made.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl access learn" password-stdin' -l 'password-stdin' -d 'Read the password from standard input (typed without echo at a terminal) instead of the provider\'s prompt; for scripts and machines with nobody to answer a prompt.'

@@ -58,11 +58,13 @@ extension AccessInterface {
     return (Int64(period.start), Int64(period.end))
   }
 
-  func applyLearning(_ request: MethodRequest, password: Secret) async throws -> ([String], String)
+  func applyLearning(_ request: MethodRequest, password: Secret, except: [String])
+    async throws -> ([String], String)
   {
     let view = StoreView(request, state: state)
     let directory = try auditDirectory()
-    let learnt = try learnable(view)
+    let left = Set(try except.map { try state.access.applicationKey($0).key })
+    let learnt = try learnable(view).filter { !left.contains($0.app) }
     if !learnt.isEmpty { try await grant(learnt, password, view) }
     let savedIn: String
     do {
