@@ -63,11 +63,24 @@ struct CollectionInterface: DBusInterface {
     let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
     let contentType = secret.contentType.isEmpty ? "text/plain" : secret.contentType
     let group = try view.takeAccessGroup(from: &attributes, in: name)
-    let (owner, mayReplace) = (group ?? view.creator, view.mayReplace)
-    let (item, replaced) = try await view.write(using: [name]) { [name, label, attributes] in
-      try $0.createItem(
-        in: name, label: label, attributes: attributes, secret: plaintext,
-        contentType: contentType, replace: replace, owner: owner, mayReplace: mayReplace)
+    let (owner, allowed) = (group ?? view.creator, view.mayReplace)
+    let mayReplace: @Sendable (ItemID) -> Bool = { item in
+      guard allowed(item) else {
+        view.refusedReplace(of: item)
+        return false
+      }
+      return true
+    }
+    let (item, replaced): (ItemID, Bool)
+    do {
+      (item, replaced) = try await view.write(using: [name]) { [name, label, attributes] in
+        try $0.createItem(
+          in: name, label: label, attributes: attributes, secret: plaintext,
+          contentType: contentType, replace: replace, owner: owner, mayReplace: mayReplace)
+      }
+    } catch let error as StoreError {
+      guard case .notAllowed = error else { throw error }
+      throw view.replaceRefused(error)
     }
     view.record(replaced ? .itemReplaced(item) : .itemCreated(item))
     return (Resolver.path(of: item), SecretPath.none)

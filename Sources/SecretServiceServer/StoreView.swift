@@ -74,6 +74,25 @@ struct StoreView: Sendable {
     return { access.allows(caller, $0, in: store) }
   }
 
+  /// Notes that the caller was refused a replace of `item`, for the audit log and for
+  /// `replaceRefused`.
+  func refusedReplace(of item: ItemID) {
+    note(.write, .denied, item)
+    request.context.modify(RefusedReplace()) { $0.item = item }
+  }
+
+  /// The error for a replace refused by `mayReplace`: it names the command that allows it.
+  func replaceRefused(_ error: StoreError) -> DBusError {
+    guard let caller, let item = request.context.value(RefusedReplace.self)?.item else {
+      return error.dbusError
+    }
+    let app = caller.identity.key.isEmpty ? "PROGRAM" : caller.identity.key
+    return DBusError(
+      .accessDenied,
+      "an item with these attributes belongs to another program, which \(caller.identity.display) may not replace; allow it with: keychainctl access allow --app '\(app)' \(Resolver.path(of: item).rawValue) --password-stdin"
+    )
+  }
+
   /// The identity key new items are owned by: the caller's, when it can be remembered.
   var creator: String? {
     guard let identity = caller?.identity, identity.isRememberable else { return nil }
@@ -356,4 +375,9 @@ struct MemoryReleaseFilter: CallFilter {
     }
     return try await next(request)
   }
+}
+
+/// The item a replace was refused for, kept on the call (see `StoreView.mayReplace`).
+struct RefusedReplace: Sendable {
+  var item: ItemID?
 }

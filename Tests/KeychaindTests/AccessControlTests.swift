@@ -277,6 +277,10 @@ import Testing
       environment: AccessControlTests.display)
     #expect(replaced.status != 0)
     #expect(replaced.stderr.contains("belongs to another program"), "\(replaced.stderr)")
+    #expect(
+      replaced.stderr.contains(
+        "keychainctl access allow --app 'exe:\(setup.copy)' /org/freedesktop/secrets/collection/login/"
+      ), "\(replaced.stderr)")
     #expect(try setup.lookup(by: "secret-tool").stdout == "original")
   }
 
