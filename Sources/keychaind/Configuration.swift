@@ -104,8 +104,10 @@ extension Configuration {
   /// Sets `key` to `value` in the file at `path`: the last line that sets it is changed, or a
   /// line is added; every other line, comment and blank stays as the user wrote it. The new
   /// text replaces the old in one rename, after it is on disk, so a crash leaves one or the
-  /// other. A missing file (and its directory, private) is created.
+  /// other. A missing file (and its directory, private) is created; a symbolic link (a dotfile
+  /// manager's) is followed, so that the file it points at is the one changed.
   static func set(_ key: String, to value: String, in path: String) throws(Failure) {
+    let path = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
     let old = FileManager.default.contents(atPath: path) ?? Data()
     var lines = String(decoding: old, as: UTF8.self)
       .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

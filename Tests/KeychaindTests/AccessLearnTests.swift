@@ -117,9 +117,12 @@ import Testing
   @Test func applyLeavesOutTheApplicationsNamedWithExcept() async throws {
     let setup = try await Setup(configuration: "access-control = off\n")
     try setup.store("mail secret")
-    try "access-control = audit\n".write(
-      toFile: setup.daemon.home.path + "/.config/keychaind/keychaind.conf", atomically: true,
-      encoding: .utf8)
+    // keychaind.conf as a dotfile manager keeps it: a link to a file elsewhere.
+    let configuration = setup.daemon.home.path + "/.config/keychaind/keychaind.conf"
+    let kept = setup.daemon.home.path + "/dotfiles-keychaind.conf"
+    try "access-control = audit\n".write(toFile: kept, atomically: true, encoding: .utf8)
+    try FileManager.default.removeItem(atPath: configuration)
+    try FileManager.default.createSymbolicLink(atPath: configuration, withDestinationPath: kept)
     setup.daemon.kill(with: SIGTERM)
     try await setup.daemon.start()
     #expect(try setup.keychainctl(["access", "learn", "--for", "1h"]).status == 0)
@@ -130,6 +133,8 @@ import Testing
     #expect(applied.status == 0, "\(applied.stderr)")
     #expect(applied.stdout.contains("0 grant(s) made"), "\(applied.stdout)")
     #expect(applied.stdout.contains("left out: 1 read(s)"), "\(applied.stdout)")
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: configuration) == kept)
+    #expect(try String(contentsOfFile: kept, encoding: .utf8) == "access-control = protect\n")
     let other = try read("mail", by: setup.copy, setup, display: false)
     #expect(other.stdout.isEmpty, "protect is on and the copy was not granted")
     #expect(other.stderr.contains("keychainctl access allow"), "\(other.stderr)")
