@@ -41,7 +41,7 @@ struct LibsecretProxyTests {
       environment: environment, timeout: .seconds(120))
   }
 
-  @Test func proxiesFollowLiveChangesOnKeychaind() async throws {
+  @Test(.readsAnotherProgramsItems) func proxiesFollowLiveChangesOnKeychaind() async throws {
     let daemon = try await DaemonProcess(password: Self.password)
     try Self.storeTwoItems(daemon.environment)
     let result = try Self.proxies("live", provider: "keychaind", daemon.environment)
