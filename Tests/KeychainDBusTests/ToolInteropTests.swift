@@ -13,8 +13,13 @@ import Testing
     try runCommand("gdbus", arguments, environment: f.bus.environment())
   }
 
+  /// Runs busctl against the fixture's bus. Its calls wait up to two minutes, not sd-bus's
+  /// 25 s: on a loaded 2-core machine (CI runs the suite twice) a whole-machine stall has
+  /// outlasted 25 s, and a reply that never comes still fails the test.
   private func busctl(_ f: DemoBus, _ arguments: [String]) throws -> CommandResult {
-    try runCommand("busctl", ["--address=\(f.bus.address)"] + arguments)
+    try runCommand(
+      "busctl", ["--address=\(f.bus.address)", "--timeout=120"] + arguments,
+      timeout: .seconds(150))
   }
 
   @Test func gdbusCallsMethodsAndReadsErrors() async throws {
