@@ -51,10 +51,18 @@ public final class ChildProcess: @unchecked Sendable {
       posix_spawn_file_actions_addopen(&actions, 2, stderrFile, mode, 0o600)
     }
 
-    let started = ProcessControl.spawn(
-      executable, [executable] + arguments,
-      environment: (environment ?? ProcessInfo.processInfo.environment).map { "\($0)=\($1)" },
-      actions: &actions)
+    let environment = (environment ?? ProcessInfo.processInfo.environment).map { "\($0)=\($1)" }
+    var started = ProcessControl.spawn(
+      executable, [executable] + arguments, environment: environment, actions: &actions)
+    // A script a test has just written can still be open for writing in a child that another
+    // test forked at that moment, until that child execs: ETXTBSY, gone within milliseconds.
+    // Retried for up to a second, as Go's os/exec does.
+    for _ in 0..<100 {
+      guard case .failure(let error) = started, error.rawValue == ETXTBSY else { break }
+      usleep(10_000)
+      started = ProcessControl.spawn(
+        executable, [executable] + arguments, environment: environment, actions: &actions)
+    }
     if pipeStdout { close(pipeFDs[1]) }
     guard case .success(let child) = started else {
       if pipeStdout { close(pipeFDs[0]) }
