@@ -22,6 +22,14 @@ public struct MethodRequest: Sendable {
     context.state.withLock { $0.actions.append(action) }
   }
 
+  /// Runs `action` as soon as this call's answer, a reply or an error, has been handed to the
+  /// connection, on the thread that answered it and without suspending: for bookkeeping the
+  /// caller need not wait for, such as the audit log's lines. Unlike `afterReply`, it runs
+  /// after an error too, and costs no hop to another thread.
+  public func whenAnswered(_ action: @escaping @Sendable () -> Void) {
+    context.state.withLock { $0.answered.append(action) }
+  }
+
   /// The caller's uid, pid and process start time, from the bus (see `PeerCredentials`).
   public func callerCredentials() async throws(DBusError) -> PeerCredentials {
     try await connection.credentials(of: caller)
@@ -59,6 +67,7 @@ public struct MethodRequest: Sendable {
 public final class CallContext: Sendable {
   struct State {
     var actions: [@Sendable () async -> Void] = []
+    var answered: [@Sendable () -> Void] = []
     var values: [ObjectIdentifier: any Sendable] = [:]
   }
   let state = Mutex(State())
@@ -81,6 +90,15 @@ public final class CallContext: Sendable {
   /// The call's value of type `T`, if something recorded one.
   public func value<T: Sendable>(_ type: T.Type = T.self) -> T? {
     state.withLock { $0.values[ObjectIdentifier(T.self)] as? T }
+  }
+
+  /// Runs the work registered with `whenAnswered`, leaving none.
+  func runAnswered() {
+    let answered = state.withLock { state in
+      defer { state.answered = [] }
+      return state.answered
+    }
+    for action in answered { action() }
   }
 
   /// The after-reply work so far, leaving none.

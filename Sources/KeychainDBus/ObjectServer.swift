@@ -87,10 +87,14 @@ public final class ObjectServer: MethodCallHandler {
   // Accessed only through the connection that delivered the call; see `handle`.
   private nonisolated(nonsending) func respond(to call: Message, _ responder: Responder) async {
     let request = MethodRequest(message: call, connection: responder.transport)
-    // Actions often capture the request that holds them (ChangeSignals keeps it): taking them
-    // out on every path breaks that cycle, so the request and its message are freed. Without
-    // it every CreateItem and Delete kept its call for good, 2.4 KB an item.
-    defer { _ = request.context.takeActions() }
+    // Once answered: the work waiting for the answer runs. Both kinds of work often capture
+    // the request that holds them (ChangeSignals keeps it): taking them out on every path breaks
+    // that cycle, so the request and its message are freed. Without it every CreateItem and
+    // Delete kept its call for good, 2.4 KB an item.
+    defer {
+      _ = request.context.takeActions()
+      request.context.runAnswered()
+    }
     do {
       responder.reply(try await filtered(request, from: 0))
       // The reply is already sent or queued on the connection's thread, ahead of anything these

@@ -310,8 +310,8 @@ final class AccessControl: Sendable {
   /// Writes `records` (one call's) to the audit log, and one line for them to the journal,
   /// except a routine allow (owner, grant) a connection had journalled before: the file has
   /// every record, the journal every decision (each line costs a write, on every read).
-  /// Written before the reply, on the call's thread: handing them to a thread of their own
-  /// cost more in wake-ups than the write itself.
+  /// Written once the call is answered, on the thread that answered it: handing them to a
+  /// thread of their own cost more in wake-ups than the write itself.
   func log(_ records: [AuditRecord]) {
     guard let audit, let first = records.first else { return }
     audit.append(records)
