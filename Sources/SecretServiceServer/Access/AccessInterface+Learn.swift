@@ -93,19 +93,20 @@ extension AccessInterface {
 
   // MARK: Helpers
 
-  private func auditDirectory() throws(DBusError) -> String {
+  /// The audit log learning reads, or the error that there is none.
+  private func auditLog() throws(DBusError) -> AuditLog {
     guard let audit = state.access.audit else {
       throw DBusError(.failed, "there is no audit log to learn from: access-control is off")
     }
-    return audit.directory
+    return audit
   }
+
+  private func auditDirectory() throws(DBusError) -> String { try auditLog().directory }
 
   /// The grants the audit log's `would-ask` reads (in the learning period, if there is one)
   /// call for, once each.
   private func learnable(_ view: StoreView) throws -> [Learnt] {
-    guard let audit = state.access.audit else {
-      throw DBusError(.failed, "there is no audit log to learn from: access-control is off")
-    }
+    let audit = try auditLog()
     guard let verdict = audit.verify() else {
       throw DBusError(
         .isLocked, "the audit log's key is in the store: unlock a collection first")
