@@ -245,27 +245,36 @@ import Testing
     #expect(summary.stdout.contains("st2 (at \(setup.copy)) read"), "\(summary.stdout)")
     let shown = try setup.keychainctl(["audit", "--json", "--app", "exe:\(setup.copy)"])
     #expect(shown.stdout.contains("\"decision\":\"allowed-once\""), "\(shown.stdout)")
-    // Nothing under the state and data directories shows the secret or the label.
+    // Nothing under the state and data directories shows the secret, the label or the
+    // keyring's password.
     for directory in [setup.auditDirectory, setup.daemon.home.path + "/.local/share"] {
       let files = FileManager.default.enumerator(atPath: directory)?.allObjects as? [String] ?? []
       for file in files {
         guard let data = FileManager.default.contents(atPath: directory + "/" + file) else {
           continue
         }
-        for needle in ["unmistakable-secret-value", "Unmistakable Label"] {
+        for needle in ["unmistakable-secret-value", "Unmistakable Label", "test password"] {
           #expect(data.range(of: Data(needle.utf8)) == nil, "\(file) holds \(needle)")
         }
       }
     }
-    // One changed byte is found, and named.
+    // One changed byte, the first digit of the reader's pid, leaves a well-formed record; the
+    // chain finds it and names its line.
     let path = setup.auditDirectory + "/audit.jsonl"
-    var text = try String(contentsOfFile: path, encoding: .utf8)
-    let range = try #require(text.range(of: "\"op\":\"read\""))
-    text.replaceSubrange(range, with: "\"op\":\"wrte\"")
-    try text.write(toFile: path, atomically: false, encoding: .utf8)
+    var lines = try String(contentsOfFile: path, encoding: .utf8).split(
+      separator: "\n", omittingEmptySubsequences: false
+    ).map(String.init)
+    let index = try #require(lines.firstIndex { $0.contains("\"op\":\"read\"") })
+    var bytes = Array(lines[index].utf8)
+    let pid = try #require(
+      bytes.indices.first { bytes[$0...].starts(with: Array("\"pid\":".utf8)) })
+    let digit = pid + 6
+    bytes[digit] = bytes[digit] == UInt8(ascii: "1") ? UInt8(ascii: "2") : UInt8(ascii: "1")
+    lines[index] = String(decoding: bytes, as: UTF8.self)
+    try lines.joined(separator: "\n").write(toFile: path, atomically: false, encoding: .utf8)
     let changed = try setup.keychainctl(["audit", "verify"])
     #expect(changed.status == 1)
-    #expect(changed.stderr.contains("audit.jsonl line"), "\(changed.stderr)")
+    #expect(changed.stderr.contains("audit.jsonl line \(index + 1) "), "\(changed.stderr)")
   }
 
   @Test func anotherProgramMayNotReplaceAnItemItDoesNotOwn() async throws {

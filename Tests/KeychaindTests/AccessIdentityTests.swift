@@ -13,7 +13,10 @@ import Testing
   typealias Setup = AccessControlTests.Setup
 
   /// A SecretStorage client, run as `python3 FILE MODE`: `read` reads the `service=mail` item,
-  /// unlocking it first when it is locked for this caller (as python-keyring does). `fork` and
+  /// unlocking it first when it is locked for this caller (as python-keyring does). `store S`
+  /// stores an item with `service=S`; `state S` prints how many items with `service=S` a
+  /// search found readable and locked, and the first one's `Locked` property, all as this
+  /// caller sees them. `fork` and
   /// `swap` leave the reading to another process than the one that connected: a first child
   /// connects and forks a second, then exits (`fork`: its pid names a process that is gone) or
   /// execs `/usr/bin/sleep` (`swap`: its pid now shows that program); the second reads, and
@@ -29,6 +32,21 @@ import Testing
     mode = sys.argv[1]
     if mode == "read":
         print(read(secretstorage.dbus_init()))
+        sys.exit(0)
+    if mode == "store":
+        conn = secretstorage.dbus_init()
+        secretstorage.get_default_collection(conn).create_item(
+            "Own", {"service": sys.argv[2]}, b"own")
+        sys.exit(0)
+    if mode == "state":
+        from jeepney import DBusAddress, new_method_call
+        conn = secretstorage.dbus_init()
+        service = DBusAddress("/org/freedesktop/secrets", "org.freedesktop.secrets",
+                              "org.freedesktop.Secret.Service")
+        call = new_method_call(service, "SearchItems", "a{ss}", ({"service": sys.argv[2]},))
+        unlocked, locked = conn.send_and_get_reply(call).body
+        item = secretstorage.Item(conn, (unlocked + locked)[0])
+        print(len(unlocked), len(locked), item.is_locked())
         sys.exit(0)
     out, into = os.pipe()
     connector = os.fork()
@@ -62,11 +80,37 @@ import Testing
     os.waitpid(connector, 0)
     """
 
-  func runClient(_ setup: Setup, _ mode: String) throws -> CommandResult {
-    let script = setup.daemon.home.path + "/b.py"
+  func runClient(_ setup: Setup, _ mode: String, _ service: String? = nil) throws
+    -> CommandResult
+  {
+    let script = clientScript(setup)
     try Self.client.write(toFile: script, atomically: true, encoding: .utf8)
     return try setup.daemon.run(
-      "/usr/bin/python3", [script, mode], environment: AccessControlTests.display)
+      "/usr/bin/python3", [script, mode] + (service.map { [$0] } ?? []),
+      environment: AccessControlTests.display)
+  }
+
+  func clientScript(_ setup: Setup) -> String { setup.daemon.home.path + "/b.py" }
+
+  /// The client script's key, as `access list` shows it.
+  func clientKey(_ setup: Setup) -> String {
+    let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
+    return "script:\(python):\(clientScript(setup))"
+  }
+
+  @Test func anItemIsLockedForAnotherProgramAndOpenForItsOwner() async throws {
+    let setup = try await Setup()
+    try setup.store("s3cret")
+    let stored = try runClient(setup, "store", "own")
+    #expect(stored.status == 0, "\(stored.stderr)")
+    // The script's own item: readable, not locked. secret-tool's: listed as locked, and its
+    // Locked property is true, for this caller only; nobody was asked anything.
+    let own = try runClient(setup, "state", "own")
+    #expect(own.stdout == "1 0 False\n", "\(own.stderr)\n\(setup.daemon.log)")
+    let other = try runClient(setup, "state", "mail")
+    #expect(other.stdout == "0 1 True\n", "\(other.stderr)\n\(setup.daemon.log)")
+    #expect(try setup.lookup(by: "secret-tool").stdout == "s3cret")
+    #expect(setup.pinentry.confirmations == 0)
   }
 
   @Test func aScriptIsAskedAboutByItsFileName() async throws {
@@ -114,6 +158,14 @@ import Testing
   @Test func aConnectionWhoseProcessLeftIsUnknownAndAllowedOnceOnly() async throws {
     let setup = try await Setup(confirmations: [.ok])
     try setup.store("s3cret")
+    // The script may read the item for good, but a connection whose process has gone is
+    // nobody: the script's grant does not reach the child that reads through it.
+    let allowed = try setup.keychainctl(
+      ["access", "allow", "--app", clientKey(setup), "login", "--password-stdin"],
+      stdin: "test password\n")
+    #expect(allowed.status == 0, "\(allowed.stderr)")
+    #expect(try runClient(setup, "read").stdout == "s3cret\n")
+    #expect(setup.pinentry.confirmations == 0)
     let read = try runClient(setup, "fork")
     #expect(read.stdout.hasSuffix("s3cret\n"), "\(read.stderr)\n\(setup.daemon.log)")
     #expect(setup.pinentry.confirmations == 1)
