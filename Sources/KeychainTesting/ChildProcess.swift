@@ -164,6 +164,26 @@ public func runCommand(
     stderr: String(decoding: err, as: UTF8.self), stdoutBytes: Array(out))
 }
 
+/// `runCommand`, waited for on a thread of its own rather than on one of the cooperative pool's
+/// (two on a 2-core machine). A test whose service runs in its own process (`DemoBus`) needs a
+/// pool thread free to answer a call that suspends; blocking one while the command waits for
+/// that answer, with another test blocking the other, left busctl's Properties.Set unanswered
+/// until it timed out.
+public func runCommandOnOwnThread(
+  _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+  stdin: [UInt8] = [], timeout: Duration = .seconds(60)
+) async throws -> CommandResult {
+  try await withCheckedThrowingContinuation { continuation in
+    Thread {
+      continuation.resume(
+        with: Result {
+          try runCommand(
+            executable, arguments, environment: environment, stdin: stdin, timeout: timeout)
+        })
+    }.start()
+  }
+}
+
 /// A failure in the test harness itself.
 public struct TestingError: Error, CustomStringConvertible {
   public let description: String
