@@ -142,6 +142,7 @@ public final class SecretServiceDaemon: Sendable {
       Task {
         for await peer in arrivals { access.peerArrived(peer) }
       }
+      access.notify(through: connection)
     }
     // A fallback at the root: every path of the tree, and the parents introspection walks.
     try await connection.register(objectServer(), at: .root)

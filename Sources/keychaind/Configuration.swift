@@ -20,6 +20,9 @@ struct Configuration: Equatable {
   /// `protect` locks items for applications that neither own them nor were allowed them;
   /// `off` does neither.
   var accessControl = AccessMode.audit
+  /// Whether a program refused three times in ten minutes, or for want of a display, is shown
+  /// as a desktop notification naming the command that allows it.
+  var accessNotify = true
   /// When collections lock by themselves, for those that do not say otherwise (see
   /// `LockPolicy`): on screen lock, before sleep and at the last logout; no idle or unused
   /// timer.
@@ -67,11 +70,11 @@ struct Configuration: Equatable {
       switch key {
       case "pinentry": configuration.pinentry = value
       case "data-dir": configuration.dataDirectory = value
-      case "kwallet":
+      case "kwallet", "access-notify":
         guard let on = Bool(value.lowercased()) else {
-          throw Failure(description: "\(origin):\(number + 1): kwallet is true or false")
+          throw Failure(description: "\(origin):\(number + 1): \(key) is true or false")
         }
-        configuration.kwallet = on
+        if key == "kwallet" { configuration.kwallet = on } else { configuration.accessNotify = on }
       case "access-control":
         guard let mode = AccessMode(rawValue: value.lowercased()) else {
           let modes = AccessMode.allCases.map(\.rawValue).joined(separator: ", ")

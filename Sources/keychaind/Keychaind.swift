@@ -126,7 +126,7 @@ struct Keychaind: AsyncParsableCommand {
         saveMode: { mode in
           try Configuration.set("access-control", to: mode.rawValue, in: configurationFile)
           return configurationFile
-        }))
+        }, notify: configuration.accessNotify))
     if configuration.kwallet {
       daemon.serveKWallet(kwalletrc: KWalletSettings.path(environment))
     }

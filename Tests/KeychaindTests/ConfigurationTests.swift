@@ -45,6 +45,14 @@ import Testing
     #expect(refused.status == 2)
     #expect(
       refused.stderr.contains("keychaind.conf:1: kwallet is true or false"), "\(refused.stderr)")
+    try "\naccess-notify = sometimes\n".write(toFile: path, atomically: true, encoding: .utf8)
+    let notify = try runCommand(
+      Binaries.keychaind, ["--config", path, "--data-dir", directory.path + "/data"],
+      environment: daemon.bus.environment(home: directory.path), timeout: .seconds(30))
+    #expect(notify.status == 2)
+    #expect(
+      notify.stderr.contains("keychaind.conf:2: access-notify is true or false"),
+      "\(notify.stderr)")
   }
 
   @Test func accessControlOffKeepsNoAuditLogAndAWrongModeIsNamed() async throws {
@@ -139,9 +147,9 @@ import Testing
     .map { $0.dropFirst().split(separator: " ")[0] }
     #expect(
       settings.sorted() == [
-        "access-control", "data-dir", "kwallet", "lock-after-idle", "lock-after-unused",
-        "lock-at-logout",
-        "lock-before-sleep", "lock-on-screen-lock", "pinentry",
+        "access-control", "access-notify", "data-dir", "kwallet", "lock-after-idle",
+        "lock-after-unused", "lock-at-logout", "lock-before-sleep", "lock-on-screen-lock",
+        "pinentry",
       ])
     for setting in settings {
       #expect(manual.contains(".BI \(setting.replacingOccurrences(of: "-", with: "\\-")) "))

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 //
 // Per-application access in the daemon: who each bus connection is (resolved once, kept until
-// it leaves), what the user allowed for this process only, recent denials, and the audit log.
+// it leaves), what the user allowed for this process only, recent denials, and the audit log
+// (with the desktop notifications some refusals call for, see `RefusalNotices`).
 // The rules themselves are `AccessPolicy`'s; the store keeps owners and grants. `StoreView`
 // asks here whether a caller may use an item, and `AccessFilter` writes what each call did to
 // the audit log.
@@ -23,14 +24,18 @@ public struct AccessSettings: Sendable {
   /// Writes a new mode where keychaind reads it at start (keychaind.conf), and says where;
   /// nil when it cannot be kept.
   public var saveMode: (@Sendable (AccessMode) throws -> String)?
+  /// Whether refusals the user may want to undo are shown as desktop notifications (see
+  /// `RefusalNotices`).
+  public var notify: Bool
 
   public init(
     mode: AccessMode = .off, auditDirectory: String? = nil,
-    saveMode: (@Sendable (AccessMode) throws -> String)? = nil
+    saveMode: (@Sendable (AccessMode) throws -> String)? = nil, notify: Bool = true
   ) {
     self.mode = mode
     self.auditDirectory = auditDirectory
     self.saveMode = saveMode
+    self.notify = notify
   }
 }
 
@@ -74,6 +79,9 @@ final class AccessControl: Sendable {
   let saveMode: (@Sendable (AccessMode) throws -> String)?
   let audit: AuditLog?
   let resolver = IdentityResolver()
+  let notices: RefusalNotices
+  /// Sends desktop notifications: through the daemon's connection, once it is published.
+  private let desktop = Mutex<(@Sendable (Message) async -> Void)?>(nil)
   let logger: Logger
   /// How long a Deny keeps the same application from being asked about the same item again.
   static let denialQuiet: TimeInterval = 5
@@ -104,6 +112,7 @@ final class AccessControl: Sendable {
     self.store = store
     currentMode = Atomic(Self.code(of: settings.mode))
     saveMode = settings.saveMode
+    notices = RefusalNotices(enabled: settings.notify)
     self.logger = logger
     if settings.mode != .off, let directory = settings.auditDirectory {
       do {
@@ -145,6 +154,14 @@ final class AccessControl: Sendable {
     logger.notice("access-control is protect now")
     guard let saveMode else { return "" }
     return try saveMode(.protect)
+  }
+
+  /// Sends desktop notifications (see `RefusalNotices`) through `connection` from now on. Held
+  /// weakly: the connection holds the daemon, which holds this.
+  func notify(through connection: Connection) {
+    desktop.withLock {
+      $0 = { [weak connection] message in _ = try? await connection?.send(message) }
+    }
   }
 
   // MARK: Callers
@@ -315,6 +332,10 @@ final class AccessControl: Sendable {
   func log(_ records: [AuditRecord]) {
     guard let audit, let first = records.first else { return }
     audit.append(records)
+    if let notice = notices.notice(after: records), let desktop = desktop.withLock({ $0 }) {
+      // Rare (a program refused again and again, or with no display): a task of its own.
+      Task { await desktop(notice.message) }
+    }
     let anchorDue = state.withLock { state in
       guard state.auditKey != nil, -state.anchored.at.timeIntervalSinceNow >= Self.anchorInterval
       else { return false }

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+//
+// Desktop notifications about refusals the user may want to undo. pinentry's dialog has three
+// buttons and no room for "how do I allow this for good?", and a program refused with no
+// display to ask on (SSH, cron) shows no dialog at all. So keychaind tells the desktop, through
+// `org.freedesktop.Notifications` (when something serves it): once a program has been refused
+// three times within ten minutes, or at its first refusal for want of a display. The
+// notification names the program and the exact command that allows it. At most one per
+// program every ten minutes, so a program retrying in a loop is not a storm of them.
+
+import Foundation
+import KeychainAccess
+import KeychainDBus
+import Synchronization
+
+/// Decides when a refusal is worth a notification (see the top of this file).
+final class RefusalNotices: Sendable {
+  /// How far back refusals count, and how long a program's notification holds off the next.
+  static let window: TimeInterval = 600
+  /// Refusals within the window that call for a notification.
+  static let threshold = 3
+
+  /// Whether notifications are sent at all (keychaind.conf's `access-notify`).
+  let enabled: Bool
+
+  private struct Program {
+    var refusals: [Date] = []
+    var notified: Date?
+  }
+  private let programs = Mutex<[String: Program]>([:])
+
+  init(enabled: Bool) { self.enabled = enabled }
+
+  /// The notification due after `records`, one call's records, if any. A program that cannot
+  /// be identified gets none: nothing can be allowed to it for good.
+  func notice(after records: [AuditRecord], now: Date = Date()) -> Notice? {
+    guard enabled else { return nil }
+    let refused = records.filter { $0.isRefusal && !$0.app.key.isEmpty }
+    guard let first = refused.first else { return nil }
+    let headless = refused.contains { $0.decision == .noDisplay }
+    let count: Int? = programs.withLock { programs in
+      var program = programs[first.app.key, default: Program()]
+      defer { programs[first.app.key] = program }
+      program.refusals.removeAll { now.timeIntervalSince($0) >= Self.window }
+      program.refusals.append(now)
+      guard headless || program.refusals.count >= Self.threshold,
+        program.notified.map({ now.timeIntervalSince($0) >= Self.window }) ?? true
+      else { return nil }
+      program.notified = now
+      return program.refusals.count
+    }
+    guard let count else { return nil }
+    let items = Set(refused.compactMap(\.item)).sorted()
+    let why =
+      headless
+      ? "was refused access to \(items.count == 1 ? "an item" : "\(items.count) items") and there was no display to ask on"
+      : "was refused access \(count) times in ten minutes"
+    return Notice(
+      summary: "\(first.app.display) may not read your secrets",
+      body:
+        "\(first.app.display) \(why). To allow it for good: keychainctl access allow --app '\(first.app.key)' "
+        + items.joined(separator: " ") + " --password-stdin")
+  }
+
+  /// One desktop notification.
+  struct Notice: Sendable, Equatable {
+    var summary: String
+    var body: String
+
+    static let notify = Takes<
+      String, UInt32, String, String, String, [String], [String: DBusValue], Int32
+    >.Returns<UInt32>(
+      "org.freedesktop.Notifications", "Notify",
+      [
+        "app_name", "replaces_id", "app_icon", "summary", "body", "actions", "hints",
+        "expire_timeout",
+      ], ["id"], errors: [])
+
+    /// The `Notify` call that shows it; no reply is awaited, and a desktop with no
+    /// notification service simply shows nothing.
+    var message: Message {
+      var message = Message.methodCall(
+        destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+        interface: Self.notify.interface, member: Self.notify.name,
+        body: Self.notify.arguments(
+          "keychaind", 0, "dialog-password", summary, body, [], [:], -1))
+      message.noReplyExpected = true
+      return message
+    }
+  }
+}
