@@ -7,6 +7,20 @@ import KeychainTesting
 import Testing
 
 @Suite(.serialized) struct ConfigurationTests {
+  /// keychaind started with `text` as its configuration file in `directory`: it must refuse to
+  /// start (exit 2); what it printed, for the test to check that it names the mistake.
+  func refusedStart(
+    _ text: String, in directory: TemporaryDirectory, bus: PrivateBus
+  ) throws -> String {
+    let path = directory.path + "/keychaind.conf"
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let result = try runCommand(
+      Binaries.keychaind, ["--config", path, "--data-dir", directory.path + "/data"],
+      environment: bus.environment(home: directory.path), timeout: .seconds(30))
+    #expect(result.status == 2)
+    return result.stderr
+  }
+
   @Test func pinentryFromTheConfigurationFile() async throws {
     let pinentry = try ScriptedPinentry(answers: [.pin("test password")])
     let directory = try TemporaryDirectory(prefix: "config")
@@ -38,21 +52,10 @@ import Testing
     #expect(try await connection.nameOwner("org.kde.kwalletd6") == nil)
     await connection.close()
 
-    try "kwallet = maybe\n".write(toFile: path, atomically: true, encoding: .utf8)
-    let refused = try runCommand(
-      Binaries.keychaind, ["--config", path, "--data-dir", directory.path + "/data"],
-      environment: daemon.bus.environment(home: directory.path), timeout: .seconds(30))
-    #expect(refused.status == 2)
-    #expect(
-      refused.stderr.contains("keychaind.conf:1: kwallet is true or false"), "\(refused.stderr)")
-    try "\naccess-notify = sometimes\n".write(toFile: path, atomically: true, encoding: .utf8)
-    let notify = try runCommand(
-      Binaries.keychaind, ["--config", path, "--data-dir", directory.path + "/data"],
-      environment: daemon.bus.environment(home: directory.path), timeout: .seconds(30))
-    #expect(notify.status == 2)
-    #expect(
-      notify.stderr.contains("keychaind.conf:2: access-notify is true or false"),
-      "\(notify.stderr)")
+    let refused = try refusedStart("kwallet = maybe\n", in: directory, bus: daemon.bus)
+    #expect(refused.contains("keychaind.conf:1: kwallet is true or false"), "\(refused)")
+    let notify = try refusedStart("\naccess-notify = sometimes\n", in: directory, bus: daemon.bus)
+    #expect(notify.contains("keychaind.conf:2: access-notify is true or false"), "\(notify)")
   }
 
   @Test func accessControlOffKeepsNoAuditLogAndAWrongModeIsNamed() async throws {
@@ -70,28 +73,19 @@ import Testing
     #expect(verify.status == 1)
     #expect(verify.stderr.contains("access-control is off"), "\(verify.stderr)")
 
-    try "access-control = paranoid\n".write(toFile: path, atomically: true, encoding: .utf8)
-    let refused = try runCommand(
-      Binaries.keychaind, ["--config", path, "--data-dir", directory.path + "/data"],
-      environment: daemon.bus.environment(home: directory.path), timeout: .seconds(30))
-    #expect(refused.status == 2)
+    let refused = try refusedStart(
+      "access-control = paranoid\n", in: directory, bus: daemon.bus)
     #expect(
-      refused.stderr.contains("keychaind.conf:1: access-control is one of off, audit, protect"),
-      "\(refused.stderr)")
+      refused.contains("keychaind.conf:1: access-control is one of off, audit, protect"),
+      "\(refused)")
   }
 
   @Test func aMistakeInTheFileIsNamedAndStopsTheDaemon() throws {
     let bus = try PrivateBus()
     let directory = try TemporaryDirectory(prefix: "config")
-    let path = directory.path + "/keychaind.conf"
-    try "pinentry = /usr/bin/pinentry\npinentri = typo\n".write(
-      toFile: path, atomically: true, encoding: .utf8)
-    let result = try runCommand(
-      Binaries.keychaind, ["--config", path, "--data-dir", directory.path + "/data"],
-      environment: bus.environment(home: directory.path), timeout: .seconds(30))
-    #expect(result.status == 2)
-    #expect(
-      result.stderr.contains("keychaind.conf:2: unknown setting 'pinentri'"), "\(result.stderr)")
+    let result = try refusedStart(
+      "pinentry = /usr/bin/pinentry\npinentri = typo\n", in: directory, bus: bus)
+    #expect(result.contains("keychaind.conf:2: unknown setting 'pinentri'"), "\(result)")
     let missing = try runCommand(
       Binaries.keychaind, ["--config", directory.path + "/absent.conf"],
       environment: bus.environment(home: directory.path), timeout: .seconds(30))
