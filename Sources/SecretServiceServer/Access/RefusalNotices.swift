@@ -34,7 +34,8 @@ final class RefusalNotices: Sendable {
   /// The notification due after `records`, one call's records, if any. A program that cannot
   /// be identified gets none: nothing can be allowed to it for good.
   func notice(after records: [AuditRecord], now: Date = Date()) -> Notice? {
-    guard enabled else { return nil }
+    // Called for every call's records: most hold no refusal, and cost one pass and no array.
+    guard enabled, records.contains(where: \.isRefusal) else { return nil }
     let refused = records.filter { $0.isRefusal && !$0.app.key.isEmpty }
     guard let first = refused.first else { return nil }
     let headless = refused.contains { $0.decision == .noDisplay }
