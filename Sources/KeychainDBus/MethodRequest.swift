@@ -25,7 +25,8 @@ public struct MethodRequest: Sendable {
   /// Runs `action` as soon as this call's answer, a reply or an error, has been handed to the
   /// connection, on the thread that answered it and without suspending: for bookkeeping the
   /// caller need not wait for, such as the audit log's lines. Unlike `afterReply`, it runs
-  /// after an error too, and costs no hop to another thread.
+  /// after an error too, and costs no hop to another thread. `action` must not register more
+  /// work on the request: nothing runs it, and it would keep the request alive.
   public func whenAnswered(_ action: @escaping @Sendable () -> Void) {
     context.state.withLock { $0.answered.append(action) }
   }

@@ -165,10 +165,10 @@ public func runCommand(
 }
 
 /// `runCommand`, waited for on a thread of its own rather than on one of the cooperative pool's
-/// (two on a 2-core machine). A test whose service runs in its own process (`DemoBus`) needs a
-/// pool thread free to answer a call that suspends; blocking one while the command waits for
-/// that answer, with another test blocking the other, left busctl's Properties.Set unanswered
-/// until it timed out.
+/// (two on a 2-core machine). A test whose service runs in the test's own process (`DemoBus`)
+/// needs a pool thread free to answer a call that suspends; blocking one while the command
+/// waits for that answer, with another test blocking the other, left busctl's Properties.Set
+/// unanswered until it timed out.
 public func runCommandOnOwnThread(
   _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
   stdin: [UInt8] = [], timeout: Duration = .seconds(60)

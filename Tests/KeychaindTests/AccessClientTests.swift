@@ -20,9 +20,7 @@ import Testing
     let path = daemon.home.path + "/.local/state/keychaind/audit.jsonl"
     var reads: [String] = []
     for _ in 0..<500 {
-      let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-      reads = try text.split(separator: "\n").compactMap { line in
-        let record = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+      reads = try jsonLines(at: path).compactMap { record in
         guard record["op"] as? String == "read" else { return nil }
         let app = (record["app"] as? [String: Any])?["key"] as? String ?? ""
         return "\(record["decision"]!) \(app)"

@@ -50,11 +50,7 @@ import Testing
     func audit(until done: ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
       var records: [[String: Any]] = []
       for _ in 0..<500 {
-        let text =
-          (try? String(contentsOfFile: auditDirectory + "/audit.jsonl", encoding: .utf8)) ?? ""
-        records = try text.split(separator: "\n").map {
-          try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
-        }
+        records = try jsonLines(at: auditDirectory + "/audit.jsonl")
         if done(records) { break }
         try await Task.sleep(for: .milliseconds(20))
       }
@@ -238,6 +234,7 @@ import Testing
     let setup = try await Setup(confirmations: [.ok])
     try setup.store("unmistakable-secret-value", label: "Unmistakable Label")
     #expect(try setup.lookup(by: setup.copy).stdout == "unmistakable-secret-value")
+    _ = try await setup.decisions(["read allowed-once": 1])
     let intact = try setup.keychainctl(["audit", "verify"])
     #expect(intact.status == 0, "\(intact.stderr)")
     #expect(intact.stdout.contains("audit log intact"))

@@ -61,10 +61,7 @@ import Testing
       var shown: [[String: String]] = []
       let deadline = ContinuousClock.now + bound
       while true {
-        let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
-        shown = try text.split(separator: "\n").map {
-          try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: String]
-        }
+        shown = try jsonLines(at: file).map { $0.compactMapValues { $0 as? String } }
         if shown.count >= count || ContinuousClock.now >= deadline { break }
         try await Task.sleep(for: .milliseconds(20))
       }

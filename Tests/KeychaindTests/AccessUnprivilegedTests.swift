@@ -118,10 +118,17 @@ struct AccessUnprivilegedTests {
     #expect(hidden.hasPrefix("LOCKED") && hidden.contains("IsLocked"), "\(hidden)")
     #expect(try client("read") == "s3cret")
 
-    let audit = try String(
-      contentsOfFile: home + "/.local/state/keychaind/audit.jsonl", encoding: .utf8)
-    let records = try audit.split(separator: "\n").map {
-      try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:]
+    // keychaind writes its records in batches, a moment after the calls: until all four are
+    // there (a bound of 10 s, not a speed check).
+    var audit = ""
+    var records: [[String: Any]] = []
+    for _ in 0..<500 {
+      audit =
+        (try? String(
+          contentsOfFile: home + "/.local/state/keychaind/audit.jsonl", encoding: .utf8)) ?? ""
+      records = try jsonLines(at: home + "/.local/state/keychaind/audit.jsonl")
+      if records.count >= 4 { break }
+      try await Task.sleep(for: .milliseconds(20))
     }
     let kinds = records.compactMap { ($0["app"] as? [String: Any])?["kind"] as? String }
     #expect(kinds == ["script", "script", "unknown", "script"], "\(audit)\n\(log())")

@@ -63,10 +63,19 @@ struct XdgDesktopPortalTests {
     #expect(try sandboxed("org.example.Other") != first)
     let stored = try daemon.run("secret-tool", ["search", "--all", "app_id", "org.example.Test"])
     #expect(stored.stdout.contains("label = Application key for org.example.Test"))
-    // The audit log names the app the portal vouched for, not the portal.
-    let audit = try String(
-      contentsOfFile: daemon.home.path + "/.local/state/keychaind/audit.jsonl", encoding: .utf8)
-    #expect(audit.contains("\"key\":\"portal:org.example.Test\",\"kind\":\"portal\""), "\(audit)")
+    // The audit log names the app the portal vouched for, not the portal. (Its records are
+    // written in batches, a moment after the calls: waited for, 10 s at most.)
+    let vouched = "\"key\":\"portal:org.example.Test\",\"kind\":\"portal\""
+    var audit = ""
+    for _ in 0..<500 {
+      audit =
+        (try? String(
+          contentsOfFile: daemon.home.path + "/.local/state/keychaind/audit.jsonl",
+          encoding: .utf8)) ?? ""
+      if audit.contains(vouched) { break }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    #expect(audit.contains(vouched), "\(audit)")
 
     // Not a Flatpak app: the portal passes an empty app id, and keychaind makes no key.
     let host = try runCommand(

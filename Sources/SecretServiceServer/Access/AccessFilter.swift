@@ -26,10 +26,12 @@ struct AccessFilter: CallFilter {
         let events = request.context.value([StoreEvent].self) ?? []
         for case .itemCreated(let item) in events { access.created(item, by: caller) }
       }
-      // The records are made and written once the caller has its answer: the write(2) and the
-      // lines' MACs were 6 % of the daemon's time on a read, and the caller need not wait for
-      // them. On the same thread, so no thread is woken for them.
-      request.whenAnswered { access.log(records(of: request, by: caller)) }
+      // The records are made before the reply, so that each says what was decided when the
+      // call was answered, and handed to the log once the caller has its answer: the log
+      // queues them for its next batch, and the journal's line is a write the caller need not
+      // wait for. On the same thread, so no thread is woken for them.
+      let records = records(of: request, by: caller)
+      request.whenAnswered { access.log(records) }
     }
     return try await next(request)
   }
