@@ -31,12 +31,13 @@ import Testing
     #expect(notices.notice(after: refusal(), now: Self.start) == nil)
     #expect(notices.notice(after: refusal(), now: Self.start + 60) == nil)
     let shown = notices.notice(after: refusal(), now: Self.start + 120)
-    #expect(shown?.summary == "Mail may not read your secrets")
+    #expect(shown?.summary == "Mail was refused your secrets")
     #expect(
       shown?.body
         == "Mail was refused access 3 times in ten minutes. To allow it for good: keychainctl access allow --app 'exe:/usr/bin/mail' /org/freedesktop/secrets/collection/login/7 --password-stdin"
     )
-    // More refusals in the next ten minutes show nothing; after them, the count starts again.
+    // More refusals in the next ten minutes show nothing; ten minutes after the notification,
+    // the next refusal shows one again if two more fell within its own ten minutes.
     #expect(notices.notice(after: refusal(), now: Self.start + 300) == nil)
     #expect(notices.notice(after: refusal(), now: Self.start + 719) == nil)
     #expect(notices.notice(after: refusal(), now: Self.start + 721) != nil)
@@ -48,6 +49,29 @@ import Testing
     #expect(notices.notice(after: refusal(), now: Self.start + 500) == nil)
     #expect(notices.notice(after: refusal(), now: Self.start + 601) == nil)
     #expect(notices.notice(after: refusal(), now: Self.start + 700) != nil)
+  }
+
+  @Test func aProgramWhoseNameCouldQuoteOrMarkUpGetsNoCommandToPaste() {
+    let notices = RefusalNotices(enabled: true)
+    let sly = AppIdentity(
+      kind: .script, key: "script:/usr/bin/python3.11:/tmp/x'; rm -rf ~; '.py",
+      display: "<a href='x'>Mail</a>", verified: false)
+    let shown = notices.notice(after: refusal(.noDisplay, by: sly), now: Self.start)
+    #expect(shown?.summary == "A program was refused your secrets")
+    #expect(shown?.body.contains("keychainctl audit --since 10m") == true)
+    #expect(shown?.body.contains("rm -rf") == false && shown?.body.contains("<a") == false)
+  }
+
+  @Test func aProgramRefusedInALoopKeepsOnlyAFewDates() {
+    let notices = RefusalNotices(enabled: true)
+    for second in 0..<10_000 {
+      _ = notices.notice(after: refusal(), now: Self.start + Double(second) / 100)
+    }
+    let kept = notices.programs.withLock { $0[Self.mail.key]?.refusals.count }
+    #expect(kept == RefusalNotices.threshold)
+    // One notification for the whole burst, and the next only ten minutes after it.
+    #expect(notices.notice(after: refusal(), now: Self.start + 599) == nil)
+    #expect(notices.notice(after: refusal(), now: Self.start + 601) != nil)
   }
 
   @Test func aRefusalForWantOfADisplayIsShownAtOnce() {

@@ -327,12 +327,12 @@ final class AccessControl: Sendable {
   /// Writes `records` (one call's) to the audit log, and one line for them to the journal,
   /// except a routine allow (owner, grant) a connection had journalled before: the file has
   /// every record, the journal every decision (each line costs a write, on every read).
-  /// Written once the call is answered, on the thread that answered it: handing them to a
-  /// thread of their own cost more in wake-ups than the write itself.
+  /// Called once the call is answered, on the thread that answered it; the audit log queues
+  /// the records and writes them in batches (see `AuditLog`).
   func log(_ records: [AuditRecord]) {
     guard let audit, let first = records.first else { return }
     audit.append(records)
-    if let notice = notices.notice(after: records), let desktop = desktop.withLock({ $0 }) {
+    if let desktop = desktop.withLock({ $0 }), let notice = notices.notice(after: records) {
       // Rare (a program refused again and again, or with no display): a task of its own.
       Task { await desktop(notice.message) }
     }

@@ -19,15 +19,19 @@ final class RefusalNotices: Sendable {
   static let window: TimeInterval = 600
   /// Refusals within the window that call for a notification.
   static let threshold = 3
+  /// Programs kept in mind before those with nothing in the window are forgotten.
+  static let remembered = 64
 
   /// Whether notifications are sent at all (keychaind.conf's `access-notify`).
   let enabled: Bool
 
-  private struct Program {
+  /// What is kept of one program's refusals.
+  struct Program {
     var refusals: [Date] = []
     var notified: Date?
   }
-  private let programs = Mutex<[String: Program]>([:])
+  /// By the program's key.
+  let programs = Mutex<[String: Program]>([:])
 
   init(enabled: Bool) { self.enabled = enabled }
 
@@ -40,10 +44,19 @@ final class RefusalNotices: Sendable {
     guard let first = refused.first else { return nil }
     let headless = refused.contains { $0.decision == .noDisplay }
     let count: Int? = programs.withLock { programs in
+      if programs.count >= Self.remembered {
+        // Programs with nothing left in the window are forgotten, so the table stays small.
+        programs = programs.filter { _, program in
+          (program.refusals + [program.notified].compactMap { $0 }).contains {
+            now.timeIntervalSince($0) < Self.window
+          }
+        }
+      }
       var program = programs[first.app.key, default: Program()]
       defer { programs[first.app.key] = program }
       program.refusals.removeAll { now.timeIntervalSince($0) >= Self.window }
-      program.refusals.append(now)
+      // Only the last few count: a program refused in a loop keeps a few dates, not millions.
+      program.refusals = program.refusals.suffix(Self.threshold - 1) + [now]
       guard headless || program.refusals.count >= Self.threshold,
         program.notified.map({ now.timeIntervalSince($0) >= Self.window }) ?? true
       else { return nil }
@@ -56,11 +69,23 @@ final class RefusalNotices: Sendable {
       headless
       ? "was refused access to \(items.count == 1 ? "an item" : "\(items.count) items") and there was no display to ask on"
       : "was refused access \(count) times in ten minutes"
+    let command =
+      "keychainctl access allow --app '\(first.app.key)' " + items.joined(separator: " ")
+      + " --password-stdin"
+    // The name and the key come from the program (a script chooses its own file name): a
+    // command the user would paste, in a body the desktop may read as markup, is offered only
+    // when nothing in it can act as quoting or markup.
+    let plain = !(first.app.display + first.app.key + items.joined()).contains { character in
+      "'\"\\<>&`$".contains(character) || character.isNewline
+        || character.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true
+    }
     return Notice(
-      summary: "\(first.app.display) may not read your secrets",
-      body:
-        "\(first.app.display) \(why). To allow it for good: keychainctl access allow --app '\(first.app.key)' "
-        + items.joined(separator: " ") + " --password-stdin")
+      summary: plain
+        ? "\(first.app.display) was refused your secrets" : "A program was refused your secrets",
+      body: plain
+        ? "\(first.app.display) \(why). To allow it for good: \(command)"
+        : "A program \(why). `keychainctl audit --since 10m` shows which, and `keychainctl access allow` allows it."
+    )
   }
 
   /// One desktop notification.
