@@ -61,7 +61,7 @@ struct StoreView: Sendable {
       for item in others { note(.delete, .denied, item) }
       throw DBusError(
         .accessDenied,
-        "\(others.count) item(s) of this collection belong to other programs, which \(caller.identity.display) may not delete; allow it first with: keychainctl access allow --app '\(caller.identity.key.isEmpty ? "PROGRAM" : caller.identity.key)' \(Resolver.path(ofCollection: collection).rawValue)"
+        "\(others.count) item(s) of this collection belong to other programs, which \(caller.identity.display) may not delete; allow it first with: \(AccessControl.allowCommand(caller.identity.key, [Resolver.path(ofCollection: collection).rawValue], passwordStdin: false))"
       )
     }
   }
@@ -86,11 +86,10 @@ struct StoreView: Sendable {
     guard let caller, let item = request.context.value(RefusedReplace.self)?.item else {
       return error.dbusError
     }
-    let app = caller.identity.key.isEmpty ? "PROGRAM" : caller.identity.key
     return DBusError(
       .accessDenied,
-      "an item with these attributes belongs to another program, which \(caller.identity.display) may not replace; allow it with: keychainctl access allow --app '\(app)' \(Resolver.path(of: item).rawValue) --password-stdin"
-    )
+      "an item with these attributes belongs to another program, which \(caller.identity.display) may not replace; allow it with: "
+        + AccessControl.allowCommand(caller.identity.key, [Resolver.path(of: item).rawValue]))
   }
 
   /// The identity key new items are owned by: the caller's, when it can be remembered.
@@ -293,9 +292,9 @@ struct StoreView: Sendable {
       throw DBusError(
         .accessDenied,
         "\(caller.identity.display) may not read \(refused.count == 1 ? "this item" : "these items") "
-          + "and there is no display to ask on; allow it with: keychainctl access allow --app '\(caller.identity.key.isEmpty ? "PROGRAM" : caller.identity.key)' "
-          + refused.map { Resolver.path(of: $0).rawValue }.joined(separator: " ")
-          + " --password-stdin")
+          + "and there is no display to ask on; allow it with: "
+          + AccessControl.allowCommand(
+            caller.identity.key, refused.map { Resolver.path(of: $0).rawValue }))
     }
     return AccessAsk(caller: caller, items: items)
   }

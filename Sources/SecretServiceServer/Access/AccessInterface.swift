@@ -180,3 +180,13 @@ struct AccessInterface: DBusInterface {
     }
   }
 }
+
+extension AccessControl {
+  /// The `keychainctl access allow` line that allows the application `key` (`PROGRAM` when it
+  /// has none) the objects at `paths`: what a refusal's error or notification tells the user to
+  /// run.
+  static func allowCommand(_ key: String, _ paths: [String], passwordStdin: Bool = true) -> String {
+    "keychainctl access allow --app '\(key.isEmpty ? "PROGRAM" : key)' "
+      + paths.joined(separator: " ") + (passwordStdin ? " --password-stdin" : "")
+  }
+}

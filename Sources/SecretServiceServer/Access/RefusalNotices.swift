@@ -69,9 +69,7 @@ final class RefusalNotices: Sendable {
       headless
       ? "was refused access to \(items.count == 1 ? "an item" : "\(items.count) items") and there was no display to ask on"
       : "was refused access \(count) times in ten minutes"
-    let command =
-      "keychainctl access allow --app '\(first.app.key)' " + items.joined(separator: " ")
-      + " --password-stdin"
+    let command = AccessControl.allowCommand(first.app.key, items)
     // The name and the key come from the program (a script chooses its own file name): a
     // command the user would paste, in a body the desktop may read as markup, is offered only
     // when nothing in it can act as quoting or markup.
