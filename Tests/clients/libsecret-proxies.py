@@ -22,7 +22,7 @@ import time
 import gi
 
 gi.require_version("Secret", "1")
-from gi.repository import GLib, Secret  # noqa: E402
+from gi.repository import Gio, GLib, Secret  # noqa: E402
 
 KEYCHAINCTL, PROVIDER, SCENARIO = sys.argv[1], sys.argv[2], sys.argv[3]
 LOGIN_PASSWORD = "password"
@@ -76,12 +76,34 @@ def expect_labels(step, coll, wanted):
     settle(step, lambda: labels(coll) == wanted, lambda: f"labels {wanted}, have {labels(coll)}")
 
 
+def provider_locked(path, interface):
+    """The provider's own answer now, past libsecret's cache: tells a stale proxy from a
+    provider that answers wrong when a step fails."""
+    try:
+        reply = service.get_connection().call_sync(
+            "org.freedesktop.secrets", path, "org.freedesktop.DBus.Properties", "Get",
+            GLib.Variant("(ss)", (interface, "Locked")), None, Gio.DBusCallFlags.NONE, 5000, None)
+        return reply.unpack()[0]
+    except GLib.Error as error:
+        return error.message
+
+
 def expect_locked(step, coll, locked):
     def holds():
         items = coll.get_items() or []
         return coll.get_locked() == locked and all(i.get_locked() == locked for i in items)
 
-    settle(step, holds, lambda: f"collection and items locked={locked}")
+    def describe():
+        path = coll.get_object_path()
+        seen = [f"collection {coll.get_locked()} (provider: "
+                f"{provider_locked(path, 'org.freedesktop.Secret.Collection')})"]
+        for item in coll.get_items() or []:
+            item_path = item.get_object_path()
+            seen.append(f"{item_path} {item.get_locked()} (provider: "
+                        f"{provider_locked(item_path, 'org.freedesktop.Secret.Item')})")
+        return f"collection and items locked={locked}; the proxies hold: " + ", ".join(seen)
+
+    settle(step, holds, describe)
 
 
 def store(label, value):
