@@ -94,9 +94,7 @@ extension KeychainStore {
     -> (unlocked: [ItemID], locked: [ItemID])
   {
     let wanted = try digests(attributes)
-    let key = SearchCache.Key(
-      collection: collection, digests: wanted.sorted { $0.lexicographicallyPrecedes($1) })
-    let (kept, generation) = searches.answer(key)
+    let (kept, generation) = searches.answer(collection: collection, digests: wanted)
     let found: [ItemID]
     if let kept {
       found = kept
@@ -105,7 +103,7 @@ extension KeychainStore {
       found = try sources.flatMap { source in
         try lookup(source) { db in try matching(wanted, collection: collection, db) }
       }
-      searches.keep(found, for: key, seenIn: generation)
+      searches.keep(found, collection: collection, digests: wanted, seenIn: generation)
     }
     // In one collection, its lock state once, not a lookup per item (a KWallet folder lists
     // its thousand entries through here).

@@ -12,9 +12,16 @@ import Foundation
 import Synchronization
 
 final class SearchCache: Sendable {
+  /// A search: its scope and its pairs' digests, in byte order (the order they were asked in
+  /// does not matter).
   struct Key: Hashable {
     let collection: String?
     let digests: [Data]
+
+    init(collection: String?, digests: [Data]) {
+      self.collection = collection
+      self.digests = digests.sorted(by: StoreKeys.bytesPrecede)
+    }
   }
 
   private struct State {
@@ -30,14 +37,23 @@ final class SearchCache: Sendable {
   /// (keychain-load, 1,000 items).
   static let smallestKept = 64
 
-  /// A kept answer, or the generation to pass to `keep` after searching.
-  func answer(_ key: Key) -> (found: [ItemID]?, generation: Int) {
-    state.withLock { ($0.answers[key], $0.generation) }
+  /// The kept answer of the search for `digests` in `collection` (all collections if nil), or
+  /// the generation to pass to `keep` after searching. Most of the time nothing is kept (only
+  /// large answers are), and then no key is built: sorting and hashing the digests cost a
+  /// small search more than the cache saves it.
+  func answer(collection: String?, digests: [Data]) -> (found: [ItemID]?, generation: Int) {
+    state.withLock { state in
+      guard !state.answers.isEmpty else { return (nil, state.generation) }
+      return (state.answers[Key(collection: collection, digests: digests)], state.generation)
+    }
   }
 
-  /// Keeps `found` for `key` if nothing was written since `generation`.
-  func keep(_ found: [ItemID], for key: Key, seenIn generation: Int) {
+  /// Keeps `found` as the answer of that search if nothing was written since `generation`.
+  func keep(
+    _ found: [ItemID], collection: String?, digests: [Data], seenIn generation: Int
+  ) {
     guard found.count >= Self.smallestKept else { return }
+    let key = Key(collection: collection, digests: digests)
     state.withLock { state in
       guard state.generation == generation else { return }
       if state.answers.count >= Self.capacity { state.answers.removeAll(keepingCapacity: true) }

@@ -7,8 +7,9 @@
 import Foundation
 import GRDB
 import KeychainCrypto
-import KeychainStore
 import Testing
+
+@testable import KeychainStore
 
 @Suite struct StoreCheckTests {
   /// A closed store with `login` (password "pw") holding three items; returns their ids.
@@ -88,5 +89,25 @@ import Testing
     let report = StoreCheck.run(directory: fixture.directory, password: secure("pw"))
     #expect(report.problems.count == 1)
     #expect(report.problems.first?.description.contains("\(items[2])") == true, "\(report)")
+  }
+
+  /// The index's MACs cover digests in byte order, so the faster comparison must keep exactly
+  /// the order stores were written with: unsigned bytes, a prefix first.
+  @Test func digestsSortInTheOrderStoresWereWrittenWith() {
+    var generator = SystemRandomNumberGenerator()
+    let samples: [Data] =
+      (0..<200).map { _ in
+        Data(
+          (0..<Int.random(in: 0...4, using: &generator)).map { _ in
+            [0x00, 0x01, 0x7F, 0x80, 0xFF].randomElement(using: &generator)!
+          })
+      } + [Data(), Data([0]), Data([0, 0]), Data([0xFF]), Data([0x80, 0])]
+    for first in samples {
+      for second in samples {
+        #expect(
+          StoreKeys.bytesPrecede(first, second) == first.lexicographicallyPrecedes(second),
+          "\(Array(first)) against \(Array(second))")
+      }
+    }
   }
 }
