@@ -66,16 +66,21 @@ public struct MethodRequest: Sendable {
 /// after the reply. A filter reads after the call what the handler recorded (the collections it
 /// used, whether it made a large answer) and acts on it once, for every method.
 public final class CallContext: Sendable {
-  struct State {
+  @usableFromInline struct State {
     var actions: [@Sendable () async -> Void] = []
     var answered: [@Sendable () -> Void] = []
-    var values: [ObjectIdentifier: any Sendable] = [:]
+    @usableFromInline var values: [ObjectIdentifier: any Sendable] = [:]
   }
-  let state = Mutex(State())
+  @usableFromInline let state = Mutex(State())
 
   init() {}
 
+  // `modify` and `value` are inlinable so that each caller gets them specialized for its `T`:
+  // compiled once for any `T`, each call looked up the metadata of `Optional<T>` in the
+  // runtime's cache, 450 instructions a time, 2,600 a GetSecret (measured with callgrind).
+
   /// Changes the call's value of type `T`, starting from `initial` if it has none yet.
+  @inlinable
   public func modify<T: Sendable>(
     _ initial: @autoclosure () -> T, _ change: (inout T) -> Void
   ) {
@@ -89,6 +94,7 @@ public final class CallContext: Sendable {
   }
 
   /// The call's value of type `T`, if something recorded one.
+  @inlinable
   public func value<T: Sendable>(_ type: T.Type = T.self) -> T? {
     state.withLock { $0.values[ObjectIdentifier(T.self)] as? T }
   }
