@@ -110,4 +110,22 @@ import Testing
       }
     }
   }
+
+  /// An item record's texts must be UTF-8: one that is not is damage, named as such; any valid
+  /// one, the replacement character included, reads back as written.
+  @Test func anItemRecordWithTextThatIsNotUTF8IsCorrupt() throws {
+    func record(label: [UInt8]) -> SecureBytes {
+      // Version 1, no attributes, the label, an empty content type, an empty secret.
+      SecureBytes(
+        copying: [1, 0, 0, 0, 0, 0, 0, 0, UInt8(label.count)] + label
+          + [UInt8](repeating: 0, count: 8))
+    }
+    for valid in ["ok", "é ☃ \u{FFFD}", ""] {
+      #expect(try ItemPayload(decoding: record(label: Array(valid.utf8))).label == valid)
+    }
+    // A stray continuation byte, an overlong "/", a surrogate, a truncated sequence.
+    for invalid: [UInt8] in [[0x6F, 0x80], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xE2, 0x98]] {
+      #expect(throws: StoreError.self) { try ItemPayload(decoding: record(label: invalid)) }
+    }
+  }
 }
