@@ -80,8 +80,12 @@ public final class ChildProcess: @unchecked Sendable {
     }
   }
 
-  /// Sends `signal` to the child.
-  public func signal(_ signal: Int32) { kill(pid, signal) }
+  /// Sends `signal` to the child, unless it has exited: once reaped, its pid may be another
+  /// process's. (One that exits after the check stays a zombie until this object reaps it, so
+  /// its pid cannot be reused in between.)
+  public func signal(_ signal: Int32) {
+    if poll() == nil { kill(pid, signal) }
+  }
 
   /// Waits for the child to exit, at most `timeout`; returns its exit code (128+N for signal N),
   /// or nil if it is still running when the time is up.

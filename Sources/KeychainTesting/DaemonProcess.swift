@@ -64,6 +64,11 @@ public final class DaemonProcess: Sendable {
     try await start()
   }
 
+  // The daemon goes first, before its bus and its home: freed in the order they are declared,
+  // the bus went first, keychaind saw it close and wrote its reserve file and audit log into a
+  // home already removed, which then stayed in /tmp (a dozen a run).
+  deinit { _ = kill() }
+
   /// Starts the daemon again on the same bus and home (after `kill`), and waits until it owns
   /// the name.
   public func start() async throws {
