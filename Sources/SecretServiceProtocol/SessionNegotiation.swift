@@ -35,7 +35,7 @@ public struct SessionCipher: Sendable {
     parameters: [UInt8], value: [UInt8]
   ) {
     guard let key else { return ([], secret.copyBytes()) }
-    let iv = Random.bytes(count: AESCBC.blockSize)
+    let iv = Random.nonce(count: AESCBC.blockSize)
     do {
       return (iv, try AESCBC.encrypt(secret, key: key, iv: iv))
     } catch {

@@ -91,6 +91,20 @@ import Testing
     }
   }
 
+  @Test func eachSecretASessionSendsHasAFreshIV() throws {
+    let client = try SessionNegotiation.Client(.dhIETF1024)
+    let (_, service) = try SessionNegotiation.open(
+      algorithm: client.algorithm.rawValue, input: client.input)
+    let secret = SecureBytes(copying: Array("the same secret".utf8))
+    let sent = try (0..<200).map { _ in try service.encrypt(secret) }
+    #expect(Set(sent.map(\.parameters)).count == sent.count, "an IV came twice")
+    #expect(Set(sent.map(\.value)).count == sent.count, "a ciphertext came twice")
+    #expect(
+      sent.allSatisfy {
+        $0.parameters.count == 16 && $0.parameters != [UInt8](repeating: 0, count: 16)
+      })
+  }
+
   @Test func dhAcceptsShortClientKeysAsLibsecretSendsThem() throws {
     // About 1 key in 256 starts with a zero byte; libsecret then sends 127 bytes or fewer.
     var client = try SessionNegotiation.Client(.dhIETF1024)
