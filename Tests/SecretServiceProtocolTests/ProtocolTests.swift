@@ -29,6 +29,25 @@ import Testing
   func foreignPathsAreNotOurs(text: String) throws {
     #expect(SecretPath(try ObjectPath(text)) == nil)
   }
+
+  @Test func pathsMadeWithoutChecksParseAsTheirElements() {
+    // Paths from the bus are valid; paths built in-process with `unchecked` may not be, and are
+    // read by their non-empty elements.
+    let cases: [(String, SecretPath?)] = [
+      ("/org/freedesktop/secrets/", .service),
+      ("/org/freedesktop/secrets//collection//login/", .collection("login")),
+      (
+        "/org/freedesktop/secrets/collection/l\u{F6}gin/7",
+        .item(collection: "l\u{F6}gin", item: "7")
+      ),
+      ("/org/freedesktop/secret", nil),
+      ("org/freedesktop/secrets/collection/login", nil),
+      ("", nil),
+    ]
+    for (text, expected) in cases {
+      #expect(SecretPath(ObjectPath(unchecked: text)) == expected, "\(text)")
+    }
+  }
 }
 
 @Suite struct SecretStructTests {
