@@ -16,6 +16,8 @@ struct StoreKeys: Sendable {
   let metadata: SecureBytes
   /// Checks collection key records (keyed with `metadata`).
   let metadataMAC: HMACKey
+  /// The digests of pairs met lately: `index` is never re-keyed, so they stay right.
+  private let memo = DigestMemo()
 
   init(index: SecureBytes) throws {
     self.index = try HMACKey(index)
@@ -38,17 +40,23 @@ struct StoreKeys: Sendable {
 
   /// The index digest of one attribute pair: HMAC(index key, name NUL value), 16 bytes.
   func digest(_ name: String, _ value: String) throws -> Data {
-    var name = name
-    var value = value
-    let code = try name.withUTF8 { n in
-      try value.withUTF8 { v in
-        try withUnsafeBytes(of: UInt8(0)) { nul in
-          try index.authenticationCode([UnsafeRawBufferPointer(n), nul, UnsafeRawBufferPointer(v)])
+    try memo.digest(name, value) {
+      var name = name
+      var value = value
+      let code = try name.withUTF8 { n in
+        try value.withUTF8 { v in
+          try withUnsafeBytes(of: UInt8(0)) { nul in
+            try index.authenticationCode(
+              [UnsafeRawBufferPointer(n), nul, UnsafeRawBufferPointer(v)])
+          }
         }
       }
+      return Data(code.prefix(16))
     }
-    return Data(code.prefix(16))
   }
+
+  /// How many pairs' digests are kept (for tests).
+  var rememberedDigests: Int { memo.count }
 
   /// Stored in the database when it is made: tells whether index.key is this database's key.
   func keyCheck() throws -> Data {
