@@ -54,7 +54,7 @@ struct Measure: AsyncParsableCommand {
   @Option(
     help: ArgumentHelp(
       "Time only these kinds of call (comma-separated), e.g. to profile one.",
-      valueName: "ping,search,scoped,replace,secret,secrets,session,big"))
+      valueName: "ping,search,scoped,replace,secret,secret-plain,secret-dh,secrets,session,big"))
   var only: String?
 
   @Option(help: "Also time CreateItem throughput with this many concurrent writers (e.g. 1,4,16).")
@@ -149,7 +149,8 @@ struct Measure: AsyncParsableCommand {
       report.charge("SearchItems, miss", cpu: provider.cpuMicroseconds() - mark)
     }
     for (name, session) in [("plain", plain), ("DH", dh)] {
-      if wanted("secret") {
+      // `secret` is both; `secret-plain` or `secret-dh` one session's, to profile it alone.
+      if wanted("secret") || wanted("secret-\(name.lowercased())") {
         let mark = provider.cpuMicroseconds()
         for index in picks {
           try await report.time("GetSecret (\(name))") {
