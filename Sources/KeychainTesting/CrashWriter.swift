@@ -102,10 +102,9 @@ struct CrashWriter: Sendable {
   {
     switch call {
     case .create(let key, let secret):
-      let properties: [String: DBusValue] = [
-        ItemProperties.label: .string("crash \(writer)/\(key)"),
-        ItemProperties.attributes: attributes(key).dbusValue,
-      ]
+      let properties = NewItemProperties(
+        label: "crash \(writer)/\(key)", attributes: attributes(key)
+      ).dbusProperties
       paths[key] =
         try await connection.callSecretService(
           "/org/freedesktop/secrets/aliases/default", SecretService.CollectionMethods.createItem,

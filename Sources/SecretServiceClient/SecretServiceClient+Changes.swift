@@ -56,10 +56,7 @@ extension SecretServiceClient {
     attributes: [String: String], secret: SecureBytes, contentType: String = "text/plain",
     replace: Bool = false
   ) async throws -> ObjectPath {
-    let properties: [String: DBusValue] = [
-      ItemProperties.label: .string(label),
-      ItemProperties.attributes: attributes.dbusValue,
-    ]
+    let properties = NewItemProperties(label: label, attributes: attributes).dbusProperties
     let value = try secretValue(secret, contentType: contentType)
     var target = collection
     for attempt in 0..<3 {

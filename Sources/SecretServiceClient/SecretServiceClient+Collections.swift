@@ -53,7 +53,7 @@ extension SecretServiceClient {
   public func createCollection(label: String, alias: String = "") async throws -> ObjectPath {
     let (collection, prompt) = try await call(
       Self.service, SecretService.ServiceMethods.createCollection,
-      [CollectionProperties.label: DBusValue.string(label)], alias)
+      NewCollectionProperties(label: label).dbusProperties, alias)
     if collection.rawValue != "/" { return collection }
     guard let created = try await complete(prompt)?.objectPath else {
       throw DBusError(.failed, "CreateCollection's prompt returned no collection")

@@ -16,9 +16,7 @@ extension SecretServiceClient {
   public func createCollection(label: String, alias: String = "", password: SecureBytes)
     async throws -> ObjectPath
   {
-    let properties: [String: DBusValue] = [
-      CollectionProperties.label: .string(label)
-    ]
+    let properties = NewCollectionProperties(label: label).dbusProperties
     let collection = try await call(
       Self.service, SecretService.GnomeKeyringMethods.createWithMasterPassword, properties,
       try secretValue(password, contentType: "text/plain"))

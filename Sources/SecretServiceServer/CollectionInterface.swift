@@ -51,14 +51,10 @@ struct CollectionInterface: DBusInterface {
     _ request: MethodRequest, properties: [String: DBusValue], secret: Secret, replace: Bool
   ) async throws -> (ObjectPath, ObjectPath) {
     let view = StoreView(request, state: state)
-    var (label, attributes) = try Self.itemProperties(properties)
+    let asked = try NewItemProperties(properties)
     try view.requireUnlocked(collection: name, else: SecretServiceError.Locked.createItem)
-    // gnome-keyring's Type property is the schema; libsecret sends it beside xdg:schema.
-    if let type = properties[ItemProperties.type]?.string, attributes["xdg:schema"] == nil,
-      !type.isEmpty
-    {
-      attributes["xdg:schema"] = type
-    }
+    let label = asked.label
+    var attributes = asked.storedAttributes
     let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
     let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
     let contentType = secret.contentType.isEmpty ? "text/plain" : secret.contentType
@@ -84,35 +80,6 @@ struct CollectionInterface: DBusInterface {
     }
     view.record(replaced ? .itemReplaced(item) : .itemCreated(item))
     return (Resolver.path(of: item), SecretPath.none)
-  }
-
-  /// CreateItem's label and attributes. gnome-keyring refuses a property it does not know, or
-  /// one of the wrong type, with InvalidArgs, and one no client sets (Locked, Created) with
-  /// Failed; so does keychaind.
-  static func itemProperties(_ properties: [String: DBusValue]) throws(DBusError)
-    -> (label: String, attributes: [String: String])
-  {
-    var label = ""
-    var attributes: [String: String] = [:]
-    for (key, value) in properties {
-      switch key {
-      case ItemProperties.label:
-        guard let text = value.string else { throw SecretServiceError.invalidPropertiesArgument }
-        label = text
-      case ItemProperties.attributes:
-        guard let pairs = try? [String: String](dbusValue: value) else {
-          throw SecretServiceError.invalidPropertiesArgument
-        }
-        attributes = pairs
-      case ItemProperties.type:
-        guard value.string != nil else { throw SecretServiceError.invalidPropertiesArgument }
-      case _ where ItemProperties.readOnly.contains(key):
-        throw SecretServiceError.readOnlyField
-      default:
-        throw SecretServiceError.invalidPropertiesArgument
-      }
-    }
-    return (label, attributes)
   }
 
   private typealias Properties = SecretService.CollectionProperty

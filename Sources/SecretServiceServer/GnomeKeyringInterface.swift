@@ -26,11 +26,10 @@ struct GnomeKeyringInterface: DBusInterface {
   func createWithMasterPassword(
     _ request: MethodRequest, attributes properties: [String: DBusValue], password: Secret
   ) async throws -> ObjectPath {
-    guard properties.keys.allSatisfy({ $0 == CollectionProperties.label }),
-      properties[CollectionProperties.label].map({ $0.type == .string }) ?? true
-    else { throw SecretServiceError.invalidPropertiesArgument }
+    let label = try NewCollectionProperties(
+      properties, invalid: SecretServiceError.invalidPropertiesArgument
+    ).label
     let password = try self.password(password, request)
-    let label = properties[CollectionProperties.label]?.string ?? ""
     let hook = state.unlocker.hook
     let view = StoreView(request, state: state)
     let (name, hooked) = try await view.write { store in

@@ -39,11 +39,9 @@ struct ServiceInterface: DBusInterface {
     if !alias.isEmpty, let existing = try StoreView(request, state: state).alias(alias) {
       return (Resolver.path(ofCollection: existing), SecretPath.none)
     }
-    // gnome-keyring takes the label and nothing else (an item's label given here included).
-    guard properties.keys.allSatisfy({ $0 == CollectionProperties.label }),
-      properties[CollectionProperties.label].map({ $0.type == .string }) ?? true
-    else { throw SecretServiceError.invalidProperties }
-    let label = properties[CollectionProperties.label]?.string ?? ""
+    let label = try NewCollectionProperties(
+      properties, invalid: SecretServiceError.invalidProperties
+    ).label
     // A new collection needs a password, which only a prompt can ask for.
     let prompt = try await state.makePrompt(
       owner: request.caller, action: .createCollection(label: label, alias: alias))

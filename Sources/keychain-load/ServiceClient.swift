@@ -60,10 +60,9 @@ struct ServiceClient {
   ) async throws -> ObjectPath {
     let (parameters, value) = try session.cipher.encrypt(
       SecureBytes(copying: plain ?? Self.secret(index: index, run: run)))
-    let properties: [String: DBusValue] = [
-      ItemProperties.label: .string(Self.label(index)),
-      ItemProperties.attributes: Self.attributes(index: index, run: run).dbusValue,
-    ]
+    let properties = NewItemProperties(
+      label: Self.label(index), attributes: Self.attributes(index: index, run: run)
+    ).dbusProperties
     let secret = Secret(
       session: session.path, parameters: parameters, value: value, contentType: "text/plain")
     let (item, prompt) = try await connection.callSecretService(
