@@ -223,7 +223,7 @@ let package = Package(
     .testTarget(
       name: "KeychainAccessTests",
       dependencies: [
-        "KeychainAccess", "KeychainCrypto", "KeychainPrompt",
+        "KeychainAccess", "KeychainCrypto", "KeychainPrompt", "KeychainTesting",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(

@@ -6,10 +6,13 @@
 import Foundation
 import KeychainAccess
 import KeychainCrypto
+import KeychainTesting
 import Logging
 import Testing
 
 @Suite struct AuditChainTests {
+  /// This test's logs live here, and go with it (each test has its own suite value).
+  let scratch = try! TemporaryDirectory(prefix: "audit")
   let key = try! HMACKey(SecureBytes(copying: Array(repeating: 7, count: 32)))
   let app = AuditRecord.App(
     AppIdentity(kind: .system, key: "exe:/usr/bin/true", display: "true", verified: true),
@@ -23,7 +26,7 @@ import Testing
 
   /// A log of `count` records in a new directory, with its key set.
   func log(_ count: Int, maximumBytes: Int = 8 << 20) throws -> (AuditLog, String) {
-    let directory = NSTemporaryDirectory() + "audit-\(UUID().uuidString)"
+    let directory = scratch.path + "/log-\(UUID().uuidString)"
     let log = try AuditLog(
       directory: directory, logger: Logger(label: "test"), maximumBytes: maximumBytes)
     log.setKey(key)
@@ -91,7 +94,7 @@ import Testing
   }
 
   @Test func recordsWaitForTheKeyAndTheChainGoesOnAcrossAReopen() throws {
-    let directory = NSTemporaryDirectory() + "audit-\(UUID().uuidString)"
+    let directory = scratch.path + "/log-\(UUID().uuidString)"
     let first = try AuditLog(directory: directory, logger: Logger(label: "test"))
     first.append(record(1))
     let written = try lines(directory)

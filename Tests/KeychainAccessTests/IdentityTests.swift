@@ -43,6 +43,7 @@ import Testing
 
   @Test func aCopyTheUserCanChangeIsPinnedToItsContent() throws {
     let copy = NSTemporaryDirectory() + "sleepy-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: copy) }
     try FileManager.default.copyItem(atPath: "/usr/bin/sleep", toPath: copy)
     let identity = try identity(of: [copy, "5"])
     #expect(identity.kind == .user)
@@ -52,6 +53,7 @@ import Testing
 
   @Test func aScriptIsIdentifiedByItsInterpreterAndFile() throws {
     let script = NSTemporaryDirectory() + "sync-\(UUID().uuidString).py"
+    defer { try? FileManager.default.removeItem(atPath: script) }
     try "import time\ntime.sleep(5)\n".write(toFile: script, atomically: true, encoding: .utf8)
     let identity = try identity(of: ["/usr/bin/python3", script])
     #expect(identity.kind == .script)
@@ -71,6 +73,7 @@ import Testing
     // A program named as a front end (here `sleep` under the name secret-tool, which stays
     // alive to be looked at), run by this test program: the requester is the test binary.
     let directory = NSTemporaryDirectory() + "front-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let tool = directory + "/secret-tool"
     try FileManager.default.copyItem(atPath: "/usr/bin/sleep", toPath: tool)
