@@ -48,8 +48,9 @@ public struct NewItemProperties: Sendable, Equatable {
   /// The attributes to store: with `type` as `xdg:schema` when the client gave a type and no
   /// schema, so that a search by schema finds the item, as with gnome-keyring.
   public var storedAttributes: [String: String] {
-    guard let type, !type.isEmpty, attributes["xdg:schema"] == nil else { return attributes }
-    return attributes.merging(["xdg:schema": type]) { old, _ in old }
+    var stored = attributes
+    if let type, !type.isEmpty, stored["xdg:schema"] == nil { stored["xdg:schema"] = type }
+    return stored
   }
 
   /// The properties as a client sends them.
