@@ -48,7 +48,11 @@ struct LibsecretProxyTests {
     #expect(result.status == 0 && result.stdout == "OK\n", "\(result.stderr)\n\(daemon.log)")
   }
 
-  @Test func proxiesFillInLabelsAtTheFirstUnlockOnKeychaind() async throws {
+  // The script reads the Locked state of items secret-tool stored: in `protect` that state is
+  // per caller (locked to the script, which owns neither), so the test runs in the other modes,
+  // as the live test does.
+  @Test(.readsAnotherProgramsItems)
+  func proxiesFillInLabelsAtTheFirstUnlockOnKeychaind() async throws {
     let daemon = try await DaemonProcess(password: nil)
     let created = try daemon.run(
       KeychainctlTests.keychainctl, ["create", "Login", "--alias", "default", "--password-stdin"],
