@@ -80,6 +80,35 @@ public struct AccessGrant: Sendable, Hashable, Codable {
   }
 }
 
+/// Who owns an item: an identity key, and the content its program had when it stored the item
+/// (`AppIdentity.pin`), so that a program replaced at the same path is asked, as a changed
+/// program is for a grant.
+public struct ItemOwner: Sendable, Hashable {
+  public var key: String
+  public var pin: String?
+
+  public init(key: String, pin: String? = nil) {
+    self.key = key
+    self.pin = pin
+  }
+
+  /// The owner an identity makes of what it creates; nil for one that cannot be remembered.
+  public init?(_ identity: AppIdentity) {
+    guard identity.isRememberable else { return nil }
+    self.init(key: identity.key, pin: identity.pin)
+  }
+
+  /// How the store keeps it: the key, then, when there is one, a NUL and the pin (no path,
+  /// and so no key, holds a NUL).
+  public var sealedText: String { pin.map { "\(key)\u{0}\($0)" } ?? key }
+
+  /// The owner `sealedText` describes.
+  public init(sealedText text: String) {
+    let parts = text.split(separator: "\u{0}", maxSplits: 1, omittingEmptySubsequences: false)
+    self.init(key: String(parts[0]), pin: parts.count > 1 ? String(parts[1]) : nil)
+  }
+}
+
 /// The answer to "may this application use this item now?".
 public enum AccessAnswer: Sendable, Equatable {
   /// Yes, and why (`owner`, `grant` or `allowedOnce`).
@@ -94,17 +123,20 @@ public enum AccessPolicy {
   /// access control or an import), given the grants the identity holds for it and whether the
   /// user allowed it once for this process.
   public static func decide(
-    _ identity: AppIdentity, owner: String?, grants: [AccessGrant], allowedOnce: Bool
+    _ identity: AppIdentity, owner: ItemOwner?, grants: [AccessGrant], allowedOnce: Bool
   ) -> AccessAnswer {
-    if identity.isRememberable, let owner, owner == identity.key { return .allow(.owner) }
-    if identity.isRememberable {
-      let mine = grants.filter { $0.app == identity.key }
-      if mine.contains(where: { $0.pin == nil || $0.pin == identity.pin }) {
-        return .allow(.grant)
-      }
-      if allowedOnce { return .allow(.allowedOnce) }
-      return .ask(changed: !mine.isEmpty)
+    guard identity.isRememberable else {
+      return allowedOnce ? .allow(.allowedOnce) : .ask(changed: false)
     }
-    return allowedOnce ? .allow(.allowedOnce) : .ask(changed: false)
+    // The owner's program, with the content it had when it stored the item; another content
+    // at the same path is a changed program, asked about like any other.
+    let owns = owner?.key == identity.key
+    if owns, owner?.pin == identity.pin { return .allow(.owner) }
+    let mine = grants.filter { $0.app == identity.key }
+    if mine.contains(where: { $0.pin == nil || $0.pin == identity.pin }) {
+      return .allow(.grant)
+    }
+    if allowedOnce { return .allow(.allowedOnce) }
+    return .ask(changed: owns || !mine.isEmpty)
   }
 }

@@ -62,6 +62,47 @@ public struct AppIdentity: Sendable, Hashable, Codable {
   /// ownership of what it creates).
   public var isRememberable: Bool { kind != .unknown && !key.isEmpty }
 
+  /// Whether it is a front end run in one terminal tab, multiplexer pane or login (its key ends
+  /// in `@session:…`): it owns what it stores there for as long as that session lasts, and no
+  /// grant is kept for it, since the next session is another. Anything can open a terminal of
+  /// its own; nothing else can type into the person's.
+  public var isSessionBound: Bool { key.contains("@session:") }
+
+  /// The file whose content a key's program is pinned to (`pin`): a script's, a user-writable
+  /// executable's, a front end's; nil for a key with none (a sandbox, a root-owned program).
+  /// `isSystemFile` says which paths the user cannot change.
+  public static func pinnedFile(ofKey key: String, isSystemFile: (String) -> Bool) -> String? {
+    var key = Substring(key)
+    if key.hasPrefix("via:") {
+      // The front end's key ends where the requester's begins.
+      let requesters = ["exe:", "script:", "session:", "flatpak:", "snap:", "interactive", "unit:"]
+      key = key.dropFirst(4)
+      var cut = key.endIndex
+      var search = key.startIndex
+      while let at = key[search...].firstIndex(of: "@") {
+        if requesters.contains(where: key[key.index(after: at)...].hasPrefix) {
+          cut = at
+          break
+        }
+        search = key.index(after: at)
+      }
+      key = key[..<cut]
+    }
+    if key.hasPrefix("script:") {
+      // script:INTERPRETER:SCRIPT; the interpreter's path holds no colon on any distribution.
+      let rest = key.dropFirst(7)
+      return rest.firstIndex(of: ":").map { String(rest[rest.index(after: $0)...]) }
+    }
+    if key.hasPrefix("exe:"), !key.contains(" -m ") {
+      let path = String(key.dropFirst(4))
+      return isSystemFile(path) ? nil : path
+    }
+    return nil
+  }
+
+  /// Whether "Always allow" may be stored for it.
+  public var mayHoldGrants: Bool { isRememberable && !isSessionBound }
+
   /// How sure the identity is, for the audit log and the dialog.
   public var strength: String {
     switch kind {

@@ -23,6 +23,8 @@ public struct AuditRecord: Codable, Sendable, Equatable {
     case allowedOnce = "allowed-once"
     /// The user chose "Always allow" just now.
     case allowedAlways = "allowed-always"
+    /// The user allowed a tool run in a terminal or login, for that session.
+    case allowedInSession = "allowed-in-session"
     /// The user or a recent denial refused it.
     case denied
     /// The caller has no local display, so nobody could be asked.

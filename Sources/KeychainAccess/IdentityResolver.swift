@@ -1,143 +1,266 @@
 // SPDX-License-Identifier: MIT
 //
 // Turns a caller's pid into an application identity (ACCESS-CONTROL.md §4.2), from kernel
-// facts only. Done once per bus connection by the daemon and cached there, so the warm path of
-// a call never comes here.
+// facts only, each checked against the others. Done once per bus connection by the daemon and
+// cached there, so the warm path of a call never comes here.
 //
-// Debian 12's dbus-daemon gives no pidfd, so a pid is pinned by its start time: the process
-// must have started before its connection arrived on the bus (a pid reused after the connector
-// exited fails that), and must still be the one whose start time the bus call saw.
+// - The pid is pinned by its start time (Debian 12's dbus-daemon gives no pidfd): the process
+//   must have started before its connection arrived on the bus, and must still be the one
+//   whose start time the bus call saw.
+// - A path means what keychaind sees at it only for a process in keychaind's session
+//   namespaces: in a mount namespace of its own (`bwrap`, `unshare -rm`), a program can put
+//   any file at any path. Such a process is its sandbox's app (Flatpak, Snap) or unknown.
+// - The executable must be the file at its path: stat of `/proc/PID/exe` (the kernel's own
+//   reference) and of the path give the same inode.
+// - A script is what its interpreter's command line names, parsed as the interpreter parses
+//   it (`InterpreterCommand`), relative to the process's own working directory, and not
+//   changed since the process started. Variables that make a program load other code
+//   (`LD_PRELOAD`, `PYTHONPATH`…) and a tracer make it unknown.
+// - A front end (`secret-tool`) is paired with whoever ran it, found by walking up its
+//   parents. A terminal counts only as a root-owned executable identified by inode, and a
+//   login only as a process of the user started by root (sshd, login); either makes the
+//   requester that one terminal tab or login, never "any terminal".
 
 import Foundation
-import KeychainCrypto
-import Synchronization
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
-/// Resolves pids to `AppIdentity` values; keeps file hashes between calls.
+/// Resolves pids to `AppIdentity` values.
 public final class IdentityResolver: Sendable {
-  /// Where /proc is (a test may point elsewhere).
-  let proc: String
+  public let facts: any SystemFacts
   /// How many parents are walked to find who ran a front end.
   static let maximumWalk = 8
-  private let hashes = Mutex<[FileKey: String]>([:])
   /// The names programs have in the desktop's menus, for what a dialog shows.
   let names: DesktopNames
 
-  public init(proc: String = "/proc", names: DesktopNames = DesktopNames()) {
-    self.proc = proc
+  public init(facts: any SystemFacts = KernelFacts(), names: DesktopNames = DesktopNames()) {
+    self.facts = facts
     self.names = names
   }
 
   /// The identity of process `pid`. `startTime` is what the bus call saw (nil if unread);
   /// `arrival` is when the caller's connection appeared on the bus, in clock ticks after boot,
-  /// if keychaind saw it arrive.
-  public func identity(pid: UInt32, startTime: UInt64?, arrival: UInt64?) -> AppIdentity {
-    guard let facts = ProcessFacts.read(pid: pid, proc: proc), !facts.isZombie else {
+  /// and `arrivalSeen` whether keychaind saw it arrive (else `arrival` is keychaind's own
+  /// start: the connection is older, so the check is weaker, and the identity unverified).
+  public func identity(pid: UInt32, startTime: UInt64?, arrival: UInt64?, arrivalSeen: Bool = true)
+    -> AppIdentity
+  {
+    guard let process = facts.process(pid, full: true), !process.isZombie else {
       return .unknown(pid: pid, why: "the process has gone")
     }
-    if let startTime, startTime != facts.startTime {
+    if let startTime, startTime != process.startTime {
       return .unknown(pid: pid, why: "its process id now names another process")
     }
     // A process that started after its connection arrived cannot be the one that connected:
     // the connector exited and the pid was reused. One tick of slack: both clocks round.
-    if let arrival, facts.startTime > arrival + 1 {
+    if let arrival, process.startTime > arrival + 1 {
       return .unknown(pid: pid, why: "its process id was reused after it connected")
     }
-    var identity = classify(facts, walking: true)
-    identity.verified = arrival != nil && identity.kind != .unknown
+    var identity = classify(process, caller: true)
+    identity.verified = arrival != nil && arrivalSeen && identity.kind != .unknown
     return identity
   }
 
-  /// The identity of the process `facts` describes; with `walking`, a front end is paired with
-  /// whoever ran it. Without (a requester, whose key alone counts) no file is hashed.
-  func classify(_ facts: ProcessFacts, walking: Bool) -> AppIdentity {
-    if let app = facts.flatpakID {
+  /// The identity of the process `process` describes. As the `caller`, a front end is paired
+  /// with whoever ran it and a user-writable program is pinned to its content; a parent walked
+  /// past (a requester, whose key alone counts) is not hashed.
+  func classify(_ process: ProcessFacts, caller: Bool) -> AppIdentity {
+    if let app = process.flatpakID {
       let display = names.name(forApp: app).map { "\($0) (\(app))" } ?? app
       return AppIdentity(kind: .flatpak, key: "flatpak:\(app)", display: display, verified: false)
     }
-    if let snap = facts.snapName {
+    // A snap is a snap only when AppArmor confines it as one: its cgroup's name is the user's.
+    if let snap = process.snapName, process.securityLabel?.hasPrefix("snap.\(snap).") == true {
       return AppIdentity(kind: .snap, key: "snap:\(snap)", display: snap, verified: false)
     }
-    guard let executable = facts.executable else {
-      return .unknown(pid: facts.pid, why: "it hides its executable")
-    }
-    guard !facts.executableDeleted else {
-      return .unknown(pid: facts.pid, why: "its executable was replaced after it started")
+    let executable: String
+    switch verifiedExecutable(process) {
+    case .success(let path): executable = path
+    case .failure(let refusal): return .unknown(pid: process.pid, why: refusal.why)
     }
     let name = Self.fileName(executable)
-    guard !ProgramLists.isLoader(name) else {
-      return .unknown(pid: facts.pid, why: "it was started through the dynamic loader")
+    if let why = injection(in: process, program: name) {
+      return .unknown(pid: process.pid, why: why)
     }
     var program: AppIdentity
     var programName = name
     if ProgramLists.isInterpreter(name) {
-      if let module = Self.pythonModule(facts.arguments), ProgramLists.frontEnds.contains(module) {
-        programName = module
+      switch InterpreterCommand.parse(process.arguments, interpreter: name) {
+      case .module(let module):
+        let base = String(module.split(separator: ".").first ?? "")
+        guard ProgramLists.frontEnds.contains(base) else {
+          return .unknown(pid: process.pid, why: "\(name) runs the module \(module), not a file")
+        }
+        programName = base
         program = AppIdentity(
-          kind: .system, key: "exe:\(executable) -m \(module)", display: "\(module) (\(name))",
+          kind: .system, key: "exe:\(executable) -m \(base)", display: "\(base) (\(name))",
           verified: false)
-      } else if let script = Self.script(facts.arguments, interpreter: name) {
-        programName = Self.fileName(script)
-        // A menu's name only for a script root installed: the user's keeps its file name.
-        let menuName = Self.isSystemFile(script) ? names.name(forExecutable: script) : nil
-        program = AppIdentity(
-          kind: .script, key: "script:\(executable):\(script)",
-          pin: walking ? pin(of: script) : nil,
-          display: menuName ?? "\(programName) (\(name))", verified: false)
-      } else {
-        return .unknown(pid: facts.pid, why: "\(name) runs no script file")
+      case .script(let argument):
+        switch script(argument, of: process) {
+        case .failure(let refusal): return .unknown(pid: process.pid, why: refusal.why)
+        case .success(let script):
+          programName = Self.fileName(script)
+          // A menu's name only for a script root installed: the user's keeps its file name.
+          let menuName = facts.isSystemFile(script) ? names.name(forExecutable: script) : nil
+          program = AppIdentity(
+            kind: .script, key: "script:\(executable):\(script)",
+            pin: caller ? facts.pin(of: script) : nil,
+            display: menuName ?? "\(programName) (\(name))", verified: false)
+        }
+      case .none(let why):
+        return .unknown(pid: process.pid, why: "\(name): \(why)")
       }
-    } else if Self.isSystemFile(executable) {
+    } else if facts.isSystemFile(executable) {
       program = AppIdentity(
         kind: .system, key: "exe:\(executable)",
         display: names.name(forExecutable: executable) ?? name, verified: false)
     } else {
       program = AppIdentity(
-        kind: .user, key: "exe:\(executable)", pin: walking ? pin(of: executable) : nil,
+        kind: .user, key: "exe:\(executable)", pin: caller ? facts.pin(of: executable) : nil,
         display: "\(name) (at \(executable))", verified: false)
     }
-    guard walking, ProgramLists.frontEnds.contains(programName) else { return program }
-    let (requester, shown) = requester(of: facts)
-    guard requester != "unknown" else {
-      return .unknown(pid: facts.pid, why: "\(programName) was run by a program not identified")
+    guard caller, ProgramLists.frontEnds.contains(programName) else { return program }
+    switch requester(of: process) {
+    case .program(let requester):
+      return AppIdentity(
+        kind: .via, key: "via:\(program.key)@\(requester.key)", pin: program.pin,
+        display: "\(programName), run by \(requester.display)", verified: false)
+    case .session(let key, let shown):
+      return AppIdentity(
+        kind: .via, key: "via:\(program.key)@\(key)", pin: program.pin,
+        display: "\(programName), \(shown)", verified: false)
+    case .unknown(let why):
+      return .unknown(pid: process.pid, why: "\(programName) was run by \(why)")
     }
-    return AppIdentity(
-      kind: .via, key: "via:\(program.key)@\(requester)", pin: program.pin,
-      display: "\(programName), \(shown)", verified: false)
   }
 
-  /// Who ran a front end: the key of the first ancestor that is not a shell, launcher or front
-  /// end (`exe:…`, `script:…`, `flatpak:…`), `interactive` when the walk meets a terminal,
-  /// `unit:NAME` for a service, or `unknown`; and how a dialog says it.
-  func requester(of facts: ProcessFacts) -> (key: String, shown: String) {
-    var current = facts
+  /// Why a fact could not be trusted, as a dialog and the audit log say it.
+  struct Refusal: Error {
+    var why: String
+  }
+
+  /// The process's executable path, once it is known to name the file the process runs, in
+  /// keychaind's view of the file system.
+  func verifiedExecutable(_ process: ProcessFacts) -> Result<String, Refusal> {
+    guard let executable = process.executable else {
+      return .failure(Refusal(why: "it hides its executable"))
+    }
+    guard !process.executableDeleted else {
+      return .failure(Refusal(why: "its executable was replaced after it started"))
+    }
+    guard let namespaces = process.namespaces, facts.sessionNamespaces.contains(namespaces)
+    else {
+      return .failure(
+        Refusal(why: "it runs in a namespace of its own, where a path can name any file"))
+    }
+    guard let running = process.executableFile, let atPath = facts.status(of: executable),
+      running.isSameFile(as: atPath)
+    else {
+      return .failure(Refusal(why: "the file it runs is not the one at \(executable)"))
+    }
+    guard !ProgramLists.isLoader(Self.fileName(executable)) else {
+      return .failure(Refusal(why: "it was started through the dynamic loader"))
+    }
+    return .success(executable)
+  }
+
+  /// Why something could run other code inside the process (a variable of its environment,
+  /// a tracer), if anything could.
+  func injection(in process: ProcessFacts, program: String) -> String? {
+    if process.tracer != 0 { return "it is being traced by process \(process.tracer)" }
+    for (variable, value) in process.injecting.sorted(by: { $0.key < $1.key })
+    where ProgramLists.variableApplies(variable, to: program) && !value.isEmpty {
+      if ProgramLists.codeVariables.contains(variable) {
+        return "its environment sets \(variable), which runs other code in it"
+      }
+      // Lists of paths: harmless while every one is root's alone.
+      let paths = value.split(whereSeparator: { $0 == ":" || $0 == " " }).map(String.init)
+      if let path = paths.first(where: { !facts.isSystemFile($0) }) {
+        return "its environment sets \(variable) to \(path), which can load other code in it"
+      }
+    }
+    return nil
+  }
+
+  /// The script an interpreter runs, as an absolute path: relative to the process's working
+  /// directory, a regular file, unchanged since the process started.
+  func script(_ argument: String, of process: ProcessFacts) -> Result<String, Refusal> {
+    var path = argument
+    if !path.hasPrefix("/") {
+      guard let directory = process.workingDirectory, directory.hasPrefix("/") else {
+        return .failure(Refusal(why: "its working directory cannot be read"))
+      }
+      path = directory + "/" + path
+    }
+    path = URL(fileURLWithPath: path).standardizedFileURL.path
+    guard let status = facts.status(of: path), status.isRegularFile else {
+      return .failure(Refusal(why: "its script \(argument) is not a file"))
+    }
+    // Edited (or put back) since the process started: what it runs is not what is there now.
+    // One second of slack: the start time is counted in clock ticks.
+    guard status.changed <= facts.startDate(ticks: process.startTime) + 1 else {
+      return .failure(Refusal(why: "its script \(path) changed after it started"))
+    }
+    return .success(path)
+  }
+
+  /// Who ran a front end.
+  enum Requester {
+    /// A program, by its own identity (its key, and how a dialog names it).
+    case program(AppIdentity)
+    /// One terminal tab, multiplexer pane or login: `session:BOOT:PID:START` of its first
+    /// process, and how a dialog says it.
+    case session(String, String)
+    /// Nobody keychaind can name, and why (completing "secret-tool was run by …").
+    case unknown(String)
+  }
+
+  /// Walks up from a front end past shells, launchers and other front ends (see the top of
+  /// this file).
+  func requester(of process: ProcessFacts) -> Requester {
+    var child = process
     for _ in 0..<Self.maximumWalk {
-      guard current.parent > 1,
-        let parent = ProcessFacts.read(pid: current.parent, proc: proc, sandbox: false)
-      else { break }
-      current = parent
-      let name = current.executable.map(Self.fileName) ?? current.command
-      if ProgramLists.interactive.contains(name)
-        || ProgramLists.interactive.contains(current.command)
+      guard child.parent > 1, let parent = facts.process(child.parent, full: false) else { break }
+      guard let uid = process.uid, let parentUID = parent.uid else {
+        return .unknown("a program not identified")
+      }
+      // A process of the user that root started (sshd's, login's, su's): a login.
+      if parentUID == 0, uid != 0 {
+        return .session(sessionKey(child), "run in a login (SSH or console)")
+      }
+      guard parentUID == uid else { return .unknown("another user's program") }
+      let name: String
+      switch verifiedExecutable(parent) {
+      case .success(let executable): name = Self.fileName(executable)
+      case .failure(let refusal):
+        // sshd's process of the user hides its executable; root started it all the same.
+        if parent.parent > 1, facts.process(parent.parent, full: false)?.uid == 0 {
+          return .session(sessionKey(parent), "run in a login (SSH or console)")
+        }
+        return .unknown("a program not identified: \(refusal.why)")
+      }
+      if ProgramLists.terminals.contains(name), let executable = parent.executable,
+        facts.isSystemFile(executable)
       {
-        return ("interactive", "run from a terminal")
+        return .session(sessionKey(child), "run in a terminal")
       }
       if ProgramLists.sessionManagers.contains(name) { break }
-      let identity = classify(current, walking: false)
+      let identity = classify(parent, caller: false)
       let passThrough =
         ProgramLists.passThrough.contains(name) && identity.kind != .script
         || ProgramLists.frontEnds.contains(name)
-      if passThrough { continue }
-      guard identity.kind != .unknown else { return ("unknown", "") }
-      return (identity.key, "run by \(identity.display)")
+      if passThrough {
+        child = parent
+        continue
+      }
+      guard identity.kind != .unknown else { return .unknown(identity.display) }
+      return .program(identity)
     }
-    if let unit = facts.unit, unit.hasSuffix(".service"), !unit.hasPrefix("app-") {
-      return ("unit:\(unit)", "run by the service \(unit)")
-    }
-    return ("unknown", "")
+    return .unknown("a program not identified")
+  }
+
+  /// The key of the session that `first` (the first process of a terminal tab or login)
+  /// begins: its pid and start time on this boot.
+  func sessionKey(_ first: ProcessFacts) -> String {
+    "session:\(facts.bootTag):\(first.pid):\(first.startTime)"
   }
 
   // MARK: Files
@@ -147,76 +270,12 @@ public final class IdentityResolver: Sendable {
     path.split(separator: "/").last.map(String.init) ?? path
   }
 
-  /// The module of `python -m MODULE`.
-  static func pythonModule(_ arguments: [String]) -> String? {
-    guard let index = arguments.firstIndex(of: "-m"), index + 1 < arguments.count else {
-      return nil
-    }
-    return arguments[index + 1].split(separator: ".").first.map(String.init)
-  }
-
-  /// The script an interpreter runs: its first argument that is not an option, if it names a
-  /// regular file, as an absolute path.
-  static func script(_ arguments: [String], interpreter: String) -> String? {
-    // `sh -c 'command'` runs no script file.
-    guard !arguments.contains("-c") else { return nil }
-    guard let candidate = arguments.dropFirst().first(where: { !$0.hasPrefix("-") }) else {
-      return nil
-    }
-    let path = URL(fileURLWithPath: candidate).standardizedFileURL.path
-    var status = stat()
-    guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-    return path
-  }
-
   /// Whether `path`, and every directory above it, is owned by root and writable by nobody
-  /// else: a file the user cannot replace.
+  /// else, in keychaind's own view: a file the user cannot replace.
   public static func isSystemFile(_ path: String) -> Bool {
-    var current = path
-    while true {
-      var status = stat()
-      guard lstat(current, &status) == 0, status.st_uid == 0, status.st_mode & 0o022 == 0 else {
-        return false
-      }
-      if current == "/" { return true }
-      current = (current as NSString).deletingLastPathComponent
-      if current.isEmpty { current = "/" }
-    }
+    KernelFacts.shared.isSystemFile(path)
   }
 
-  /// `sha256:HEX` of a file's content, cached by its device, inode, size and times, so that an
-  /// unchanged file is hashed once. Nil if it cannot be read.
-  public func pin(of path: String) -> String? {
-    var status = stat()
-    guard stat(path, &status) == 0 else { return nil }
-    let key = FileKey(status)
-    if let known = hashes.withLock({ $0[key] }) { return known }
-    guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
-    else { return nil }
-    let hex = data.withUnsafeBytes { SHA256.hash($0) }.map { String(format: "%02x", $0) }.joined()
-    let pin = "sha256:\(hex)"
-    hashes.withLock { $0[key] = pin }
-    return pin
-  }
-}
-
-/// What tells a file's content apart without reading it: a change to any field means hash again.
-struct FileKey: Hashable, Sendable {
-  var device: UInt64
-  var inode: UInt64
-  var size: Int64
-  var modified: Int
-  var modifiedNS: Int
-  var changed: Int
-  var changedNS: Int
-
-  init(_ status: stat) {
-    device = UInt64(status.st_dev)
-    inode = UInt64(status.st_ino)
-    size = Int64(status.st_size)
-    modified = status.st_mtim.tv_sec
-    modifiedNS = status.st_mtim.tv_nsec
-    changed = status.st_ctim.tv_sec
-    changedNS = status.st_ctim.tv_nsec
-  }
+  /// `sha256:HEX` of a file's content (see `KernelFacts.pin(of:)`).
+  public func pin(of path: String) -> String? { facts.pin(of: path) }
 }

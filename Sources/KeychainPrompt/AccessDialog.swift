@@ -24,16 +24,24 @@ public struct AccessQuestion: Sendable {
   public var canRemember: Bool
   /// Whether a grant exists for other content of the program (it changed since).
   public var changed: Bool
+  /// Whether the application is a tool run in one terminal or login, for which "Always allow"
+  /// lasts as long as that session ("Allow in this terminal").
+  public var forSession: Bool
 
   public init(
-    app: String, identification: String, labels: [String], canRemember: Bool, changed: Bool
+    app: String, identification: String, labels: [String], canRemember: Bool, changed: Bool,
+    forSession: Bool = false
   ) {
     self.app = app
     self.identification = identification
     self.labels = labels
     self.canRemember = canRemember
     self.changed = changed
+    self.forSession = forSession
   }
+
+  /// The label of the button that remembers the answer.
+  var rememberLabel: String { forSession ? "Allow in this terminal" : "Always allow" }
 
   /// How many labels are listed before "and N more".
   static let shownLabels = 5
@@ -50,7 +58,11 @@ public struct AccessQuestion: Sendable {
     var text = "“\(Self.clean(app))” wants to read \(what) it did not store: \(shown)."
     text += "\n\n\(identification)"
     if changed { text += " It has changed since you allowed it." }
-    if !canRemember { text += " It can be allowed this once only." }
+    if !canRemember {
+      text += " It can be allowed this once only."
+    } else if forSession {
+      text += " Allowed in this terminal, it may read them until the terminal or login ends."
+    }
     return text
   }
 
@@ -78,7 +90,7 @@ extension PasswordDialog {
     try pinentry.command("SETPROMPT", "Allow access?")
     try pinentry.command("SETDESC", question.description)
     try pinentry.command("SETOK", "Allow once")
-    if question.canRemember { try pinentry.command("SETNOTOK", "Always allow") }
+    if question.canRemember { try pinentry.command("SETNOTOK", question.rememberLabel) }
     try pinentry.command("SETCANCEL", "Deny")
     do {
       return try pinentry.confirm() ? .allowOnce : (question.canRemember ? .allowAlways : .deny)

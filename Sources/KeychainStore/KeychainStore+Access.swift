@@ -15,7 +15,7 @@ import Synchronization
 
 /// One unlocked collection's owners and grants, as loaded.
 struct CollectionAccess: Sendable {
-  var owners: [Int64: String] = [:]
+  var owners: [Int64: ItemOwner] = [:]
   var grants: [AccessGrant] = []
 }
 
@@ -59,7 +59,8 @@ extension KeychainStore {
         arguments: [id])
       {
         let item = ItemID(collection: collection, id: row[0])
-        access.owners[item.id] = try Self.openText(row[1], key: key, aad: Self.ownerAAD(item))
+        access.owners[item.id] = ItemOwner(
+          sealedText: try Self.openText(row[1], key: key, aad: Self.ownerAAD(item)))
       }
       for row in try Row.fetchAll(
         db, sql: "SELECT id, sealed FROM access_grant WHERE collectionID = ?", arguments: [id])
@@ -90,19 +91,19 @@ extension KeychainStore {
     Data(try AESGCM.seal(Array(text.utf8), key: key, associatedData: aad))
   }
 
-  /// The identity key that owns `item`, or nil for an item with no owner (stored before access
-  /// control, or imported). The collection must be unlocked.
-  public func owner(of item: ItemID) throws -> String? {
+  /// The owner of `item`, or nil for an item with no owner (stored before access control, or
+  /// imported). The collection must be unlocked.
+  public func owner(of item: ItemID) throws -> ItemOwner? {
     try access(item.collection).owners[item.id]
   }
 
   /// Each item's owner in an unlocked collection, by item number; items without one are absent.
-  public func owners(in collection: String) throws -> [Int64: String] {
+  public func owners(in collection: String) throws -> [Int64: ItemOwner] {
     try access(collection).owners
   }
 
   /// Makes `owner` own `item` (nil: nobody), durably.
-  public func setOwner(_ owner: String?, of item: ItemID) throws {
+  public func setOwner(_ owner: ItemOwner?, of item: ItemID) throws {
     let key = try dataKey(item.collection)
     try write(item.collection) { db in
       try Self.writeOwner(owner, of: item, key: key, db)
@@ -110,14 +111,32 @@ extension KeychainStore {
     accessCache.update(item.collection) { $0.owners[item.id] = owner }
   }
 
-  static func writeOwner(_ owner: String?, of item: ItemID, key: CipherKey, _ db: Database) throws {
+  /// Gives items new owners, in one durable transaction (see `setOwner`).
+  public func setOwners(_ owners: [ItemID: ItemOwner], in collection: String) throws {
+    guard !owners.isEmpty else { return }
+    let key = try dataKey(collection)
+    try write(collection) { db in
+      for (item, owner) in owners where item.collection == collection {
+        try Self.writeOwner(owner, of: item, key: key, db)
+      }
+    }
+    accessCache.update(collection) { access in
+      for (item, owner) in owners where item.collection == collection {
+        access.owners[item.id] = owner
+      }
+    }
+  }
+
+  static func writeOwner(_ owner: ItemOwner?, of item: ItemID, key: CipherKey, _ db: Database)
+    throws
+  {
     guard let owner else {
       try db.execute(sql: "DELETE FROM item_owner WHERE itemID = ?", arguments: [item.id])
       return
     }
     try db.execute(
       sql: "INSERT OR REPLACE INTO item_owner (itemID, sealed) VALUES (?, ?)",
-      arguments: [item.id, try seal(owner, key: key, aad: ownerAAD(item))])
+      arguments: [item.id, try seal(owner.sealedText, key: key, aad: ownerAAD(item))])
   }
 
   /// The grants of an unlocked collection.
@@ -129,7 +148,7 @@ extension KeychainStore {
   /// collection, or the named group that owns it.
   public func grants(for app: String, on item: ItemID) throws -> [AccessGrant] {
     let access = try access(item.collection)
-    let owner = access.owners[item.id]
+    let owner = access.owners[item.id]?.key
     return access.grants.filter {
       $0.app == app && $0.covers(collection: item.collection, item: item.id, owner: owner)
     }

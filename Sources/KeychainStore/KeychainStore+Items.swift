@@ -5,6 +5,7 @@
 
 import Foundation
 import GRDB
+import KeychainAccess
 import KeychainCrypto
 
 /// What a caller may know about an unlocked item (everything but the secret).
@@ -40,12 +41,12 @@ extension KeychainStore {
   /// Creates an item in an unlocked collection, durably. With `replace`, an item of that
   /// collection with exactly the same attributes gets the new label and secret instead, and
   /// keeps its identity (and its owner), unless `mayReplace` says the caller may not change
-  /// it (`notAllowed`). A new item is owned by `owner` (an application's identity key; nil for
+  /// it (`notAllowed`). A new item is owned by `owner` (an application's identity; nil for
   /// none). Returns the item and whether it replaced one.
   @discardableResult
   public func createItem(
     in collection: String, label: String, attributes: [String: String], secret: SecureBytes,
-    contentType: String = "text/plain", replace: Bool, owner: String? = nil,
+    contentType: String = "text/plain", replace: Bool, owner: ItemOwner? = nil,
     mayReplace: (ItemID) -> Bool = { _ in true }
   ) throws -> (item: ItemID, replaced: Bool) {
     try ItemPayload.checkLimits(label: label, attributes: attributes, secretCount: secret.count)

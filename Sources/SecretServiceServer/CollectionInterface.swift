@@ -59,7 +59,7 @@ struct CollectionInterface: DBusInterface {
     let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
     let contentType = secret.contentType.isEmpty ? "text/plain" : secret.contentType
     let group = try view.takeAccessGroup(from: &attributes, in: name)
-    let (owner, allowed) = (group ?? view.creator, view.mayReplace)
+    let (owner, allowed) = (group.map { ItemOwner(key: $0) } ?? view.creator, view.mayReplace)
     let mayReplace: @Sendable (ItemID) -> Bool = { item in
       guard allowed(item) else {
         view.refusedReplace(of: item)

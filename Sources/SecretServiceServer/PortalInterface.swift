@@ -131,7 +131,8 @@ struct PortalInterface: DBusInterface {
     let (item, _) = try store.createItem(
       in: collection, label: "Application key for \(appID)",
       attributes: ["app_id": appID, "xdg:schema": schema], secret: key,
-      contentType: "application/octet-stream", replace: false, owner: "portal:\(appID)")
+      contentType: "application/octet-stream", replace: false,
+      owner: ItemOwner(key: "portal:\(appID)"))
     return (key, item, true)
   }
 

@@ -216,6 +216,7 @@ actor ServiceState {
   nonisolated func unlocked(_ collections: [String]) {
     noteUse(collections)
     access.collectionsUnlocked(collections)
+    if access.isOn { access.pinOwners(in: collections) }
     let (store, logger) = (store, logger)
     for collection in collections {
       Task {

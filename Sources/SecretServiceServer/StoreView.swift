@@ -92,11 +92,8 @@ struct StoreView: Sendable {
         + AccessControl.allowCommand(caller.identity.key, [Resolver.path(of: item).rawValue]))
   }
 
-  /// The identity key new items are owned by: the caller's, when it can be remembered.
-  var creator: String? {
-    guard let identity = caller?.identity, identity.isRememberable else { return nil }
-    return identity.key
-  }
+  /// Who new items are owned by: the caller's application, when it can be remembered.
+  var creator: ItemOwner? { caller.flatMap { ItemOwner($0.identity) } }
 
   /// The attribute a Keychain client names an access group with (`kSecAttrAccessGroup`).
   static let groupAttribute = "keychain:agrp"
@@ -169,7 +166,7 @@ struct StoreView: Sendable {
     if let group {
       // A locked collection's owners are sealed: its matches stay, as locked.
       let inGroup = { (item: ItemID) in
-        isLocked(item.collection) || (try? store.owner(of: item)) == group
+        isLocked(item.collection) || (try? store.owner(of: item))??.key == group
       }
       unlocked.removeAll { !inGroup($0) }
       locked.removeAll { !inGroup($0) }

@@ -20,28 +20,30 @@ import Testing
 
   @Test func theOwnerReadsWithoutAsking() {
     #expect(
-      AccessPolicy.decide(mail, owner: mail.key, grants: [], allowedOnce: false) == .allow(.owner))
+      AccessPolicy.decide(mail, owner: ItemOwner(key: mail.key), grants: [], allowedOnce: false)
+        == .allow(.owner))
   }
 
   @Test func anotherApplicationIsAsked() {
     #expect(
-      AccessPolicy.decide(tool, owner: mail.key, grants: [], allowedOnce: false)
+      AccessPolicy.decide(tool, owner: ItemOwner(key: mail.key), grants: [], allowedOnce: false)
         == .ask(changed: false))
     #expect(
       AccessPolicy.decide(tool, owner: nil, grants: [], allowedOnce: false) == .ask(changed: false))
     #expect(
-      AccessPolicy.decide(tool, owner: mail.key, grants: [], allowedOnce: true)
+      AccessPolicy.decide(tool, owner: ItemOwner(key: mail.key), grants: [], allowedOnce: true)
         == .allow(.allowedOnce))
   }
 
   @Test func aGrantHoldsForTheContentItWasMadeFor() {
     let same = [grant(tool.key, pin: "sha256:aa")]
     #expect(
-      AccessPolicy.decide(tool, owner: mail.key, grants: same, allowedOnce: false) == .allow(.grant)
+      AccessPolicy.decide(tool, owner: ItemOwner(key: mail.key), grants: same, allowedOnce: false)
+        == .allow(.grant)
     )
     let other = [grant(tool.key, pin: "sha256:bb")]
     #expect(
-      AccessPolicy.decide(tool, owner: mail.key, grants: other, allowedOnce: false)
+      AccessPolicy.decide(tool, owner: ItemOwner(key: mail.key), grants: other, allowedOnce: false)
         == .ask(changed: true))
     let someoneElse = [grant(mail.key)]
     #expect(
@@ -82,7 +84,8 @@ import Testing
     let unknown = AppIdentity.unknown(pid: 7, why: "it hides its executable")
     #expect(!unknown.isRememberable)
     #expect(
-      AccessPolicy.decide(unknown, owner: "", grants: [grant("")], allowedOnce: false)
+      AccessPolicy.decide(
+        unknown, owner: ItemOwner(key: ""), grants: [grant("")], allowedOnce: false)
         == .ask(changed: false))
     #expect(
       AccessPolicy.decide(unknown, owner: nil, grants: [], allowedOnce: true)

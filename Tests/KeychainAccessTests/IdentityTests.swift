@@ -26,10 +26,12 @@ import Testing
     let pid = UInt32(process.processIdentifier)
     // Until the exec has happened, /proc shows the parent's image.
     for _ in 0..<500 {
-      if let facts = ProcessFacts.read(pid: pid), facts.arguments == arguments { break }
+      if let facts = KernelFacts.shared.process(pid, full: true), facts.arguments == arguments {
+        break
+      }
       Thread.sleep(forTimeInterval: 0.01)
     }
-    let facts = try #require(ProcessFacts.read(pid: pid))
+    let facts = try #require(KernelFacts.shared.process(pid, full: true))
     return resolver.identity(
       pid: pid, startTime: facts.startTime, arrival: nil)
   }
@@ -77,7 +79,7 @@ import Testing
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let tool = directory + "/secret-tool"
     try FileManager.default.copyItem(atPath: "/usr/bin/sleep", toPath: tool)
-    let me = try #require(ProcessFacts.read(pid: UInt32(getpid()))?.executable)
+    let me = try #require(KernelFacts.shared.process(UInt32(getpid()), full: true)?.executable)
     let identity = try identity(of: [tool, "5"])
     #expect(identity.kind == .via)
     #expect(identity.key == "via:exe:\(tool)@exe:\(me)")
@@ -87,7 +89,7 @@ import Testing
 
   @Test func aReusedProcessIdIsUnknown() throws {
     let pid = UInt32(getpid())
-    let facts = try #require(ProcessFacts.read(pid: pid))
+    let facts = try #require(KernelFacts.shared.process(pid, full: true))
     let identity = resolver.identity(pid: pid, startTime: facts.startTime + 1, arrival: nil)
     #expect(identity.kind == .unknown)
     // A connection that arrived before the process started was another process's.

@@ -27,15 +27,19 @@ public struct AccessSettings: Sendable {
   /// Whether refusals the user may want to undo are shown as desktop notifications (see
   /// `RefusalNotices`).
   public var notify: Bool
+  /// Where callers' identities are read from: the kernel, or a test's made-up facts.
+  public var facts: any SystemFacts
 
   public init(
     mode: AccessMode = .off, auditDirectory: String? = nil,
-    saveMode: (@Sendable (AccessMode) throws -> String)? = nil, notify: Bool = true
+    saveMode: (@Sendable (AccessMode) throws -> String)? = nil, notify: Bool = true,
+    facts: any SystemFacts = KernelFacts.shared
   ) {
     self.mode = mode
     self.auditDirectory = auditDirectory
     self.saveMode = saveMode
     self.notify = notify
+    self.facts = facts
   }
 }
 
@@ -57,13 +61,13 @@ final class CallerApp: Sendable {
 
   /// Whether it runs where a dialog could reach its user (a graphical session): read when a
   /// dialog is about to be shown, not for every connection. A process that has gone, or whose
-  /// pid now names another, is taken to have one (see `ProcessFacts.hasDisplay`).
+  /// pid now names another, is taken to have one (see `KernelFacts.hasDisplay`).
   var hasDisplay: Bool {
     guard let pid else { return true }
     guard let startTime, PeerCredentials.startTime(ofProcess: pid) == startTime else {
       return true
     }
-    return ProcessFacts.hasDisplay(pid: pid)
+    return KernelFacts.hasDisplay(pid: pid)
   }
 
   /// The key its denials and allow-once answers are kept under: its identity, or its
@@ -78,7 +82,10 @@ final class AccessControl: Sendable {
   private let currentMode: Atomic<Int>
   let saveMode: (@Sendable (AccessMode) throws -> String)?
   let audit: AuditLog?
-  let resolver = IdentityResolver()
+  let resolver: IdentityResolver
+  /// When keychaind started, in clock ticks after boot: the arrival of a connection older
+  /// than keychaind, for the check that its pid was not reused.
+  let startedAt = AccessControl.ticksSinceBoot()
   let notices: RefusalNotices
   /// Sends desktop notifications: through the daemon's connection, once it is published.
   private let desktop = Mutex<(@Sendable (Message) async -> Void)?>(nil)
@@ -86,12 +93,16 @@ final class AccessControl: Sendable {
   /// How long a Deny keeps the same application from being asked about the same item again.
   static let denialQuiet: TimeInterval = 5
 
-  private struct State {
+  struct State {
     var callers: [BusName: CallerApp] = [:]
     /// When each unique name appeared on the bus, in clock ticks after boot.
     var arrivals: [BusName: UInt64] = [:]
     /// Items each connection was allowed once.
     var once: [BusName: Set<ItemID>] = [:]
+    /// Items a tool run in a terminal or login was allowed there, by its session-bound key
+    /// (see `AppIdentity.isSessionBound`): for as long as keychaind runs, which the session's
+    /// key cannot outlive in use.
+    var inSession: [String: Set<ItemID>] = [:]
     /// Items a connection whose program cannot be identified created: nobody owns them, but
     /// the connection that made them uses them until it leaves.
     var created: [BusName: Set<ItemID>] = [:]
@@ -102,14 +113,17 @@ final class AccessControl: Sendable {
     var anchored: (seq: UInt64, at: Date) = (0, .distantPast)
     /// The routine allows (owner, grant) each connection has had journalled already.
     var journalled: [BusName: Set<AuditRecord.Decision>] = [:]
+    /// Collections whose owners were checked for a pin since keychaind started.
+    var ownersPinned: Set<String> = []
   }
-  private let state = Mutex(State())
+  let state = Mutex(State())
 
   /// The store the audit chain's anchor is kept in.
   let store: KeychainStore
 
   init(_ settings: AccessSettings, store: KeychainStore, logger: Logger) {
     self.store = store
+    resolver = IdentityResolver(facts: settings.facts)
     currentMode = Atomic(Self.code(of: settings.mode))
     saveMode = settings.saveMode
     notices = RefusalNotices(enabled: settings.notify)
@@ -190,15 +204,17 @@ final class AccessControl: Sendable {
     let sender = request.caller
     if let known = state.withLock({ $0.callers[sender] }) { return known }
     let credentials = try? await request.callerCredentials()
-    let arrival = state.withLock { $0.arrivals[sender] }
+    let seen = state.withLock { $0.arrivals[sender] }
     let identity: AppIdentity
     if let uid = credentials?.uid, uid != getuid() {
       // The session bus is the user's own; another user (root) is never remembered as one of
       // the user's programs.
       identity = .unknown(pid: credentials?.pid, why: "it runs as another user (uid \(uid))")
     } else if let pid = credentials?.pid {
+      // A connection older than keychaind arrived before keychaind started, at the latest.
       identity = resolver.identity(
-        pid: pid, startTime: credentials?.processStartTime, arrival: arrival)
+        pid: pid, startTime: credentials?.processStartTime, arrival: seen ?? startedAt,
+        arrivalSeen: seen != nil)
     } else {
       identity = .unknown(pid: nil, why: "the bus gave no process id")
     }
@@ -223,7 +239,11 @@ final class AccessControl: Sendable {
   /// Whether `caller` may use `item` (an unlocked collection's) without asking, and why.
   func answer(for caller: CallerApp, item: ItemID, in store: KeychainStore) -> AccessAnswer {
     let (once, made) = state.withLock {
-      ($0.once[caller.sender]?.contains(item) ?? false, $0.created[caller.sender]?.contains(item))
+      (
+        $0.once[caller.sender]?.contains(item) == true
+          || $0.inSession[caller.identity.key]?.contains(item) == true,
+        $0.created[caller.sender]?.contains(item)
+      )
     }
     let owner = try? store.owner(of: item)
     if made == true, owner == nil { return .allow(.owner) }
@@ -252,6 +272,12 @@ final class AccessControl: Sendable {
   /// The user allowed `items` once: for the rest of this connection.
   func allowOnce(_ caller: CallerApp, _ items: [ItemID]) {
     state.withLock { $0.once[caller.sender, default: []].formUnion(items) }
+  }
+
+  /// The user allowed `items` to a tool run in a terminal or login, for that session.
+  func allowInSession(_ caller: CallerApp, _ items: [ItemID]) {
+    guard caller.identity.isSessionBound else { return allowOnce(caller, items) }
+    state.withLock { $0.inSession[caller.identity.key, default: []].formUnion(items) }
   }
 
   /// The user denied `items`: the same application is not asked about them for a while.
@@ -367,20 +393,29 @@ final class AccessControl: Sendable {
 extension AccessControl {
   /// The identity key (and pin) an argument of `keychainctl access` names: a key as listed
   /// (`exe:…`, `flatpak:…`, `via:…`), an executable's path, or a Flatpak app id. A path the
-  /// user can change is pinned to its content now.
+  /// user can change is pinned to its content now. A tool's session in one terminal is never
+  /// remembered: the next session is another.
   func applicationKey(_ argument: String) throws(DBusError) -> (key: String, pin: String?) {
-    let prefixes = ["exe:", "script:", "via:", "flatpak:", "snap:", "portal:", "unit:"]
+    let facts = resolver.facts
+    let prefixes = ["exe:", "script:", "via:", "flatpak:", "snap:", "portal:"]
     if prefixes.contains(where: argument.hasPrefix) {
+      guard !AppIdentity(kind: .via, key: argument, display: "", verified: false).isSessionBound
+      else {
+        throw DBusError(
+          .invalidArgs,
+          "'\(argument)' is a tool run in one terminal or login: it is allowed there, from the dialog, until that session ends, never for good"
+        )
+      }
       guard argument.hasPrefix("exe:") else { return (argument, nil) }
       let path = String(argument.dropFirst(4))
-      return (argument, IdentityResolver.isSystemFile(path) ? nil : resolver.pin(of: path))
+      return (argument, facts.isSystemFile(path) ? nil : facts.pin(of: path))
     }
     if argument.hasPrefix("/") {
       let path = URL(fileURLWithPath: argument).resolvingSymlinksInPath().path
       guard FileManager.default.isExecutableFile(atPath: path) else {
         throw DBusError(.invalidArgs, "\(argument) is not an executable file")
       }
-      return ("exe:\(path)", IdentityResolver.isSystemFile(path) ? nil : resolver.pin(of: path))
+      return ("exe:\(path)", facts.isSystemFile(path) ? nil : facts.pin(of: path))
     }
     guard argument.contains("."), !argument.contains("/"), !argument.contains(" ") else {
       throw DBusError(

@@ -74,7 +74,7 @@ extension AccessInterface {
     guard !view.isLocked(item) else {
       throw DBusError(.isLocked, "the item is locked for this program")
     }
-    return try view.metadata { try $0.owner(of: item) } ?? ""
+    return try view.metadata { try $0.owner(of: item) }?.key ?? ""
   }
 
   /// `group:NAME` for a group's name, or InvalidArgs.

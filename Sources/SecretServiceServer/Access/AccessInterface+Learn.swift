@@ -136,7 +136,7 @@ extension AccessInterface {
       guard !view.isLocked(entry.item.collection),
         (try? view.metadata({ try $0.exists(entry.item) })) == true
       else { return false }
-      let owner = try? view.metadata { try $0.owner(of: entry.item) }
+      let owner = (try? view.metadata { try $0.owner(of: entry.item) })??.key
       let grants = (try? view.metadata { try $0.grants(for: entry.app, on: entry.item) }) ?? []
       return owner != entry.app && grants.isEmpty
     }

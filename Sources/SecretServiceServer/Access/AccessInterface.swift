@@ -66,7 +66,7 @@ struct AccessInterface: DBusInterface {
       }
       var counts: [String: Int] = [:]
       for item in items {
-        if let owner = owners[item.id] { counts[owner, default: 0] += 1 }
+        if let owner = owners[item.id] { counts[owner.key, default: 0] += 1 }
       }
       listing.owners += counts.sorted { $0.key < $1.key }.map {
         AccessListing.Owner(app: $0.key, collection: collection, items: $0.value)

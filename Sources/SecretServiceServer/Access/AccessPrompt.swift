@@ -34,7 +34,8 @@ extension AccessControl {
     let labels = pending.map { (try? store.itemInfo($0).label) ?? "an item" }
     let question = AccessQuestion(
       app: caller.identity.display, identification: Self.identification(caller.identity),
-      labels: labels, canRemember: caller.identity.isRememberable, changed: changed)
+      labels: labels, canRemember: caller.identity.isRememberable, changed: changed,
+      forSession: caller.identity.isSessionBound)
     let choice: AccessChoice
     do {
       choice = try dialog.askAccess(question)
@@ -53,6 +54,10 @@ extension AccessControl {
     switch choice {
     case .allowOnce:
       allowOnce(caller, pending)
+      return true
+    case .allowAlways where caller.identity.isSessionBound:
+      allowInSession(caller, pending)
+      for item in pending { record(.read, .allowedInSession, item) }
       return true
     case .allowAlways:
       for item in pending {
@@ -82,6 +87,8 @@ extension AccessControl {
     case .system: "It is identified by its path \(identity.key.dropFirst(4))."
     case .user: "It is identified by its path \(identity.key.dropFirst(4)) and its content."
     case .script: "It is identified only by its command line, which it could change."
+    case .via where identity.isSessionBound:
+      "It was run in a terminal or login, and is told apart from the same tool in any other."
     case .via: "It is identified by the program that ran it."
     case .unknown: "It could not be identified."
     }
