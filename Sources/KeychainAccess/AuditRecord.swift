@@ -11,6 +11,8 @@ public struct AuditRecord: Codable, Sendable, Equatable {
   /// What was done.
   public enum Operation: String, Codable, Sendable, CaseIterable {
     case read, create, write, delete, search, grant, revoke, mode
+    /// An alias (the default keyring) pointed elsewhere.
+    case alias
   }
 
   /// What was decided, and why.

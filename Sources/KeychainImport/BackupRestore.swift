@@ -14,7 +14,8 @@ public enum BackupRestore {
   /// Restores the backup at `file` (an absolute path); one outcome per collection, or one
   /// failed outcome for a file that cannot be read or opened.
   public static func run(
-    store: KeychainStore, file: String, passphrase: SecureBytes, dryRun: Bool = false
+    store: KeychainStore, file: String, passphrase: SecureBytes, dryRun: Bool = false,
+    updating: @escaping ImportUpdateRule = KeychainStore.unownedOnly
   ) -> [ImportOutcome] {
     let source: KeyringSource
     let collections: [BackupCollection]
@@ -31,12 +32,12 @@ public enum BackupRestore {
         }
       return [failed]
     }
-    return collections.map { restore($0, store, source, passphrase, dryRun) }
+    return collections.map { restore($0, store, source, passphrase, dryRun, updating) }
   }
 
   private static func restore(
     _ collection: BackupCollection, _ store: KeychainStore, _ source: KeyringSource,
-    _ passphrase: SecureBytes, _ dryRun: Bool
+    _ passphrase: SecureBytes, _ dryRun: Bool, _ updating: @escaping ImportUpdateRule
   ) -> ImportOutcome {
     var outcome = ImportOutcome(file: source.path, collection: collection.name, status: .failed)
     outcome.items = collection.items.count
@@ -66,7 +67,7 @@ public enum BackupRestore {
             label: $0.label, attributes: $0.attributes, secret: $0.secret,
             contentType: $0.contentType, preferredID: Int64($0.number), created: $0.created,
             modified: $0.modified)
-        }, into: collection.name, source: record)
+        }, into: collection.name, source: record, updating: updating)
       outcome.record(report)
     } catch {
       outcome.reason = "\(error)"

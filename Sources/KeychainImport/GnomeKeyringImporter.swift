@@ -49,6 +49,10 @@ public struct ImportOutcome: Sendable, Equatable {
   public var portalKeys = 0
   /// The items added or changed, for change signals.
   public var changedItems: [ItemID] = []
+  /// The items added (the others of `changedItems` were updated).
+  public var addedItems: [ItemID] = []
+  /// Items a newer copy was not let replace (they belong to a program), kept as they were.
+  public var keptItems: [ItemID] = []
   /// Whether the collection was created by this import.
   public var createdCollection = false
 
@@ -60,6 +64,8 @@ public struct ImportOutcome: Sendable, Equatable {
     unchanged = report.unchanged
     renumbered = report.renumbered
     changedItems = report.added + report.updated
+    addedItems = report.added
+    keptItems = report.kept
   }
 }
 
@@ -76,10 +82,16 @@ public struct ImportProgress: Sendable {
 public struct GnomeKeyringImporter: Sendable {
   public let store: KeychainStore
   public let directory: KeyringDirectory
+  /// Which items there a newer copy may replace (see `ImportUpdateRule`).
+  public let updating: ImportUpdateRule
 
-  public init(store: KeychainStore, directory: KeyringDirectory) {
+  public init(
+    store: KeychainStore, directory: KeyringDirectory,
+    updating: @escaping ImportUpdateRule = KeychainStore.unownedOnly
+  ) {
     self.store = store
     self.directory = directory
+    self.updating = updating
   }
 
   /// Imports every keyring these passwords (and the ones kept in `login`) open. With `dryRun`,
@@ -202,8 +214,8 @@ public struct GnomeKeyringImporter: Sendable {
       "\(contents.items.count) items" + (contents.encrypted ? "" : Self.unprotectedMark)
     try ImportMerge.apply(
       contents.items.map(Self.imported), into: record.collection, label: contents.label,
-      password: password, record: described, store: store, dryRun: dryRun, &outcome,
-      progress: progress)
+      password: password, record: described, store: store, updating: updating, dryRun: dryRun,
+      &outcome, progress: progress)
   }
 
   /// Points `default` where gnome-keyring's `default` file does, if keychaind's default is

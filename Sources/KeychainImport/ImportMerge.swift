@@ -2,7 +2,8 @@
 //
 // The last step every keyring-file import shares: the target collection made with the file's
 // password if keychaind has none of that name, or unlocked with it if locked, then the items
-// merged in one transaction with the record of the file (see `KeychainStore.merge`).
+// merged in one transaction with the record of the file (see `KeychainStore.merge`), changing
+// only the items the import's rule lets it.
 
 import KeychainCrypto
 import KeychainStore
@@ -13,8 +14,8 @@ enum ImportMerge {
   /// wait (`CollectionLockedElsewhere`).
   static func apply(
     _ items: [ImportedItem], into collection: String, label: String, password: SecureBytes,
-    record: ImportSource, store: KeychainStore, dryRun: Bool, _ outcome: inout ImportOutcome,
-    progress: (Int) -> Void
+    record: ImportSource, store: KeychainStore, updating: @escaping ImportUpdateRule,
+    dryRun: Bool, _ outcome: inout ImportOutcome, progress: (Int) -> Void
   ) throws {
     outcome.items = items.count
     outcome.portalKeys =
@@ -36,7 +37,8 @@ enum ImportMerge {
         throw CollectionLockedElsewhere()
       }
     }
-    let report = try store.merge(items, into: collection, source: record, progress: progress)
+    let report = try store.merge(
+      items, into: collection, source: record, updating: updating, progress: progress)
     outcome.record(report)
   }
 }

@@ -63,11 +63,17 @@ public struct KWalletImporter: Sendable {
   public let directory: KWalletDirectory
   /// kwalletrc's names: which wallet is the default one.
   public let settings: KWalletSettings
+  /// Which items there a newer copy may replace (see `ImportUpdateRule`).
+  public let updating: ImportUpdateRule
 
-  public init(store: KeychainStore, directory: KWalletDirectory, settings: KWalletSettings) {
+  public init(
+    store: KeychainStore, directory: KWalletDirectory, settings: KWalletSettings,
+    updating: @escaping ImportUpdateRule = KeychainStore.unownedOnly
+  ) {
     self.store = store
     self.directory = directory
     self.settings = settings
+    self.updating = updating
   }
 
   /// Imports every wallet one of `passwords` opens. With `dryRun`, reads and decrypts
@@ -148,7 +154,7 @@ public struct KWalletImporter: Sendable {
     }
     var record = Self.record(source, collection: collection)
     record.result = "\(items.count) entries of the wallet \(name)"
-    let report = try store.merge(items, into: collection, source: record) {
+    let report = try store.merge(items, into: collection, source: record, updating: updating) {
       progress($0, items.count)
     }
     outcome.record(report)

@@ -42,10 +42,16 @@ public struct OO7Directory: Sendable {
 public struct OO7Importer: Sendable {
   public let store: KeychainStore
   public let directory: OO7Directory
+  /// Which items there a newer copy may replace (see `ImportUpdateRule`).
+  public let updating: ImportUpdateRule
 
-  public init(store: KeychainStore, directory: OO7Directory) {
+  public init(
+    store: KeychainStore, directory: OO7Directory,
+    updating: @escaping ImportUpdateRule = KeychainStore.unownedOnly
+  ) {
     self.store = store
     self.directory = directory
+    self.updating = updating
   }
 
   /// Imports every keyring these passwords open. With `dryRun`, reads and decrypts everything
@@ -116,7 +122,7 @@ public struct OO7Importer: Sendable {
       }
       try ImportMerge.apply(
         items, into: collection, label: label, password: opened.password, record: record,
-        store: store, dryRun: dryRun, &outcome
+        store: store, updating: updating, dryRun: dryRun, &outcome
       ) { progress($0, items.count) }
       let others = "the other \(items.count) " + (dryRun ? "would be imported" : "are imported")
       if !unopened.isEmpty {

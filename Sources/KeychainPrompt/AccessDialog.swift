@@ -99,3 +99,45 @@ extension PasswordDialog {
     }
   }
 }
+
+/// A change to the keyrings themselves that `protect` asks about: a program making another
+/// keyring the default (where every application stores next), creating a keyring with a
+/// password it chose, or deleting one that holds other programs' items.
+public struct ChangeQuestion: Sendable, Equatable {
+  /// The application as the user would recognise it.
+  public var app: String
+  /// How it was identified, in a sentence.
+  public var identification: String
+  /// What it wants to do, completing "… wants to": "make “Work” the default keyring".
+  public var change: String
+  /// What follows from it, in a sentence.
+  public var consequence: String
+
+  public init(app: String, identification: String, change: String, consequence: String) {
+    self.app = app
+    self.identification = identification
+    self.change = change
+    self.consequence = consequence
+  }
+
+  /// The dialog's description.
+  public var description: String {
+    "“\(AccessQuestion.clean(app))” wants to \(change). \(consequence)\n\n\(identification)"
+  }
+}
+
+extension PasswordDialog {
+  /// Asks whether a program may make a change to the keyrings; true when the user allows it.
+  public func askChange(_ question: ChangeQuestion) throws(PinentryError) -> Bool {
+    try pinentry.command("SETTITLE", "Keyring change")
+    try pinentry.command("SETPROMPT", "Allow this change?")
+    try pinentry.command("SETDESC", question.description)
+    try pinentry.command("SETOK", "Allow")
+    try pinentry.command("SETCANCEL", "Deny")
+    do {
+      return try pinentry.confirm()
+    } catch .cancelled {
+      return false
+    }
+  }
+}

@@ -4,11 +4,14 @@
 // and a record of which file (identity and hash) was imported, so that an unchanged file is
 // skipped and a changed one is merged again. Merging never deletes: an item matches one already
 // there by its number and attributes, or by its attributes alone; the newer modification date
-// wins (a newer copy with the same label, content type and secret changes nothing); anything
+// wins (a newer copy with the same label, content type and secret changes nothing), when the
+// import may change that item at all (`ImportUpdateRule`: by default only items no program
+// owns, so that a file any program can write cannot replace another program's secret); anything
 // else is added.
 
 import Foundation
 import GRDB
+import KeychainAccess
 import KeychainCrypto
 
 /// A file an import read, as identified when it was read.
@@ -46,6 +49,16 @@ public struct ImportSource: Equatable, Sendable {
   }
 }
 
+/// Which items already there an import may overwrite with a newer copy, given the item and its
+/// owner (nil: none).
+public typealias ImportUpdateRule = @Sendable (ItemID, ItemOwner?) -> Bool
+
+extension KeychainStore {
+  /// Only items no program owns: those stored before access control, or imported. What
+  /// keychaind's own imports follow (any program of the user can write the files they read).
+  public static let unownedOnly: ImportUpdateRule = { $1 == nil }
+}
+
 /// What a merge did.
 public struct MergeReport: Equatable, Sendable {
   /// Items that were not there, and were added.
@@ -57,6 +70,8 @@ public struct MergeReport: Equatable, Sendable {
   public var unchanged = 0
   /// Added items whose number was taken, so that they got another (and another path).
   public var renumbered = 0
+  /// Items there, older, that the import's rule did not let it change: kept as they were.
+  public var kept: [ItemID] = []
 
   public init() {}
 }
@@ -91,13 +106,14 @@ extension KeychainStore {
   /// how many items are done, every 500 and at the end.
   public func merge(
     _ items: [ImportedItem], into collection: String, source: ImportSource,
-    progress: (Int) -> Void = { _ in }
+    updating mayUpdate: ImportUpdateRule = unownedOnly, progress: (Int) -> Void = { _ in }
   ) throws -> MergeReport {
     for item in items {
       try ItemPayload.checkLimits(
         label: item.label, attributes: item.attributes, secretCount: item.secret.count)
     }
     let key = try dataKey(collection)
+    let owners = try self.owners(in: collection)
     let now = Self.seconds(self.now())
     var remembered: [ItemInfo] = []
     let report = try write(collection) { db -> MergeReport in
@@ -133,6 +149,10 @@ extension KeychainStore {
             == (payload.label, payload.contentType, payload.secret)
           guard modified > existing.modified, !same else {
             report.unchanged += 1
+            continue
+          }
+          guard mayUpdate(existing.item, owners[existing.item.id]) else {
+            report.kept.append(existing.item)
             continue
           }
           try db.execute(

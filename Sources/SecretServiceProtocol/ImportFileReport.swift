@@ -29,6 +29,8 @@ public struct ImportFileReport: DBusRepresentable, Sendable {
   public var accessEntries = 0
   /// Flatpak apps' portal keys among the items.
   public var portalKeys = 0
+  /// Items a newer copy was not let replace, because they belong to programs.
+  public var kept = 0
 
   public init(file: String, collection: String, status: String, reason: String? = nil) {
     self.file = file
@@ -45,7 +47,7 @@ public struct ImportFileReport: DBusRepresentable, Sendable {
   private static let countFields: [(name: String, path: WritableKeyPath<Self, Int> & Sendable)] = [
     ("items", \.items), ("added", \.added), ("updated", \.updated), ("unchanged", \.unchanged),
     ("renumbered", \.renumbered), ("recovered", \.recovered),
-    ("access_entries", \.accessEntries), ("portal_keys", \.portalKeys),
+    ("access_entries", \.accessEntries), ("portal_keys", \.portalKeys), ("kept", \.kept),
   ]
 
   public static var dbusType: DBusType { .dictionary(key: .string, value: .variant) }

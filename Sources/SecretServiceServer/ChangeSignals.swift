@@ -33,6 +33,7 @@ struct SecretServiceAnnouncer: ChangeAnnouncer {
       case .lockChanged(let names, let changed, let locked):
         signals.lockChanged(names, changed: changed, locked: locked)
       case .itemsChanged(let name): signals.afterReply { signals.itemsChanged(name) }
+      case .itemsImported: break
       }
     }
   }

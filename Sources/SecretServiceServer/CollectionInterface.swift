@@ -31,11 +31,15 @@ struct CollectionInterface: DBusInterface {
 
   var path: ObjectPath { Resolver.path(ofCollection: name) }
 
+  /// Deletes the collection; in `protect`, when other programs' items are in it, only once
+  /// the user allows it in the prompt returned.
   func delete(_ request: MethodRequest) async throws -> ObjectPath {
     let view = StoreView(request, state: state)
-    try view.requireMayDeleteAll(of: name)
+    if let (question, deletion) = try view.deletionQuestion(for: name) {
+      return try await state.makePrompt(
+        owner: request.caller, action: .deleteCollection(name, question, deletion: deletion))
+    }
     try await view.write { [name] in try $0.deleteCollection(name) }
-    state.lockPoliciesChanged()  // its own went with it
     view.record(.collectionDeleted(name))
     return SecretPath.none
   }

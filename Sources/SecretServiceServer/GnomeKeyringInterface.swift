@@ -32,6 +32,12 @@ struct GnomeKeyringInterface: DBusInterface {
     let password = try self.password(password, request)
     let hook = state.unlocker.hook
     let view = StoreView(request, state: state)
+    if let question = try view.changeQuestion(
+      "create a keyring “\(label.isEmpty ? "Unnamed" : label)” with a password it chose",
+      "It can open that keyring without you.")
+    {
+      try await view.confirm(question, .create, SecretPath.base)
+    }
     let (name, hooked) = try await view.write { store in
       let name = try Collections.create(label: label, alias: "", password: password, in: store)
       return (name, hook?(password) ?? PasswordHookEffects())

@@ -5,6 +5,10 @@
 // (`keychainctl import gnome-keyring`, `… oo7`, `… kwallet`), and backups made by `keychainctl export`
 // restored. The same importers run by themselves at each unlock (see `PasswordHook`); this is
 // for files that wait for another password, another directory, or a dry run.
+//
+// An import asked for by a program writes under the same rule as the program's own writes: a
+// newer copy replaces an item only if the program may replace it (in `protect`), and each item
+// written or kept goes to the audit log under the program's name.
 
 import Foundation
 import KWalletProtocol
@@ -31,8 +35,9 @@ struct ImportInterface: DBusInterface {
     let environment = ProcessInfo.processInfo.environment
     let directory =
       path.isEmpty ? KeyringDirectory.standard(environment) : KeyringDirectory(path: path)
-    return try await importFiles(request, path, secrets, dryRun) { store, passwords, progress in
-      GnomeKeyringImporter(store: store, directory: directory)
+    return try await importFiles(request, path, secrets, dryRun) {
+      store, rule, passwords, progress in
+      GnomeKeyringImporter(store: store, directory: directory, updating: rule)
         .run(passwords: passwords, dryRun: dryRun, progress: progress)
     }
   }
@@ -43,8 +48,9 @@ struct ImportInterface: DBusInterface {
   ) async throws -> [ImportFileReport] {
     let environment = ProcessInfo.processInfo.environment
     let directory = path.isEmpty ? OO7Directory.standard(environment) : OO7Directory(path: path)
-    return try await importFiles(request, path, secrets, dryRun) { store, passwords, progress in
-      OO7Importer(store: store, directory: directory)
+    return try await importFiles(request, path, secrets, dryRun) {
+      store, rule, passwords, progress in
+      OO7Importer(store: store, directory: directory, updating: rule)
         .run(passwords: passwords, dryRun: dryRun, progress: progress)
     }
   }
@@ -57,29 +63,35 @@ struct ImportInterface: DBusInterface {
     let environment = ProcessInfo.processInfo.environment
     let directory =
       path.isEmpty ? KWalletDirectory.standard(environment) : KWalletDirectory(path: path)
-    return try await importFiles(request, path, secrets, dryRun) { store, passwords, progress in
+    return try await importFiles(request, path, secrets, dryRun) {
+      store, rule, passwords, progress in
       KWalletImporter(
-        store: store, directory: directory, settings: KWalletSettings(environment: environment)
+        store: store, directory: directory, settings: KWalletSettings(environment: environment),
+        updating: rule
       ).run(passwords: passwords, dryRun: dryRun, progress: progress)
     }
   }
 
   /// What the three file imports share: the caller's passwords, the import run on the store's
-  /// writer with Progress signals, its outcomes logged and announced (not for a dry run).
+  /// writer with Progress signals under the caller's rule, its outcomes logged and announced
+  /// (not for a dry run).
   private func importFiles(
     _ request: MethodRequest, _ path: String, _ secrets: [Secret], _ dryRun: Bool,
     _ run:
       @escaping @Sendable (
-        KeychainStore, [SecureBytes], @escaping @Sendable (ImportProgress) -> Void
+        KeychainStore, @escaping ImportUpdateRule, [SecureBytes],
+        @escaping @Sendable (ImportProgress) -> Void
       )
       -> [ImportOutcome]
   ) async throws -> [ImportFileReport] {
     let passwords = try checked(path, secrets, request)
     let view = StoreView(request, state: state)
     let progress = Self.progress(on: request.connection)
-    let outcomes = try await view.write { store in run(store, passwords, progress) }
+    let rule = view.importRule
+    let outcomes = try await view.write { store in run(store, rule, passwords, progress) }
     if !dryRun {
-      view.record(contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, state.logger)))
+      view.record(
+        contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, state.logger), by: view.caller))
     }
     return outcomes.map(ImportReport.report)
   }
@@ -118,10 +130,15 @@ struct ImportInterface: DBusInterface {
     }
     let logger = state.logger
     let view = StoreView(request, state: state)
+    let rule = view.importRule
     let outcomes = try await view.write { store in
-      BackupRestore.run(store: store, file: file, passphrase: passphrase, dryRun: dryRun)
+      BackupRestore.run(
+        store: store, file: file, passphrase: passphrase, dryRun: dryRun, updating: rule)
     }
-    if !dryRun { view.record(contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, logger))) }
+    if !dryRun {
+      view.record(
+        contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, logger), by: view.caller))
+    }
     return outcomes.map(ImportReport.report)
   }
 
@@ -174,6 +191,10 @@ public enum ImportReport {
       parts.append("\(outcome.recovered) secrets written over several lines recovered")
     }
     if outcome.portalKeys > 0 { parts.append("\(outcome.portalKeys) Flatpak app keys") }
+    if !outcome.keptItems.isEmpty {
+      parts.append(
+        "\(outcome.keptItems.count) newer copies not taken: their items belong to programs")
+    }
     if outcome.accessEntries > 0 {
       parts.append("\(outcome.accessEntries) old access-control entries dropped")
     }
@@ -193,6 +214,7 @@ public enum ImportReport {
     report.recovered = outcome.recovered
     report.accessEntries = outcome.accessEntries
     report.portalKeys = outcome.portalKeys
+    report.kept = outcome.keptItems.count
     return report
   }
 }
@@ -203,5 +225,8 @@ extension PasswordHookEffects {
   fileprivate mutating func note(_ outcome: ImportOutcome) {
     if outcome.createdCollection { createdCollections.append(outcome.collection) }
     if !outcome.changedItems.isEmpty { changedCollections.append(outcome.collection) }
+    imported.added += outcome.addedItems
+    imported.updated += outcome.changedItems.filter { !outcome.addedItems.contains($0) }
+    imported.kept += outcome.keptItems
   }
 }

@@ -8,6 +8,24 @@
 import KeychainCrypto
 import KeychainStore
 
+/// The items an import wrote, and those it was not let replace, for the audit log.
+public struct ImportedItems: Sendable {
+  public var added: [ItemID] = []
+  public var updated: [ItemID] = []
+  /// Items a newer copy would have replaced, kept because they belong to a program.
+  public var kept: [ItemID] = []
+
+  public init() {}
+
+  public var isEmpty: Bool { added.isEmpty && updated.isEmpty && kept.isEmpty }
+
+  public mutating func merge(_ other: ImportedItems) {
+    added += other.added
+    updated += other.updated
+    kept += other.kept
+  }
+}
+
 /// What the hook changed in the store, so that clients hear of it.
 public struct PasswordHookEffects: Sendable {
   /// Collections it made.
@@ -16,6 +34,8 @@ public struct PasswordHookEffects: Sendable {
   public var changedCollections: [String]
   /// Collections it unlocked (with passwords kept in login, as gnome-keyring does).
   public var unlockedCollections: [String]
+  /// What its imports wrote, item by item.
+  public var imported = ImportedItems()
 
   public init(
     createdCollections: [String] = [], changedCollections: [String] = [],
@@ -35,5 +55,6 @@ extension PasswordHookEffects {
     createdCollections += other.createdCollections
     changedCollections += other.changedCollections
     unlockedCollections += other.unlockedCollections
+    imported.merge(other.imported)
   }
 }

@@ -3,14 +3,17 @@
 // The Flatpak secret portal's backend, `org.freedesktop.impl.portal.Secret` on
 // /org/freedesktop/portal/desktop: xdg-desktop-portal asks it for a sandboxed application's
 // master key (libsecret's file backend inside the sandbox encrypts with it) and passes the
-// application's file descriptor to write it to. The key is found by `app_id` in the default
-// collection, then in every unlocked one (so a key gnome-keyring made and keychaind imported is
-// the same key), or made: 64 random bytes. A locked default collection is unlocked through the
-// usual prompt first, and the call waits for it.
+// application's file descriptor to write it to. The key is the item owned by `portal:APP_ID`
+// in the default collection, then in any unlocked one, or one an import brought (no owner, only
+// an `app_id` and a schema: a key gnome-keyring or oo7 made is the same key); else a new one:
+// 64 random bytes. An item another program stored with that `app_id` is never the key. A
+// locked default collection is unlocked through the usual prompt first, and the call waits.
 //
-// Unlike gnome-keyring and oo7, only the portal may ask: a caller that is not the current owner
-// of org.freedesktop.portal.Desktop is refused, so no process can fetch another app's key by
-// naming it. The key is never logged.
+// Unlike gnome-keyring and oo7, only the portal may ask: the caller must own
+// org.freedesktop.portal.Desktop and be xdg-desktop-portal itself, a root-owned executable of
+// that name identified by the kernel (see `IdentityResolver`), so that no process can fetch
+// another app's key by taking the name while the portal is not running. The key is never
+// logged.
 
 import Foundation
 import KeychainAccess
@@ -48,13 +51,25 @@ struct PortalInterface: DBusInterface {
   ) async throws -> (UInt32, [String: DBusValue]) {
     // Only the portal: anyone else could name any app and take its key.
     let portal = try? await request.connection.nameOwner(Self.portalName)
-    guard let portal, portal == request.caller else {
+    let caller = await state.access.caller(of: request)
+    guard let portal, portal == request.caller, Self.isThePortal(caller.identity) else {
+      state.logger.warning(
+        "refused a Flatpak app's key to \(caller.identity.display) (pid \(caller.pid.map(String.init) ?? "?")): only xdg-desktop-portal may ask"
+      )
       throw DBusError(
-        .accessDenied, "only xdg-desktop-portal (the owner of \(Self.portalName)) may ask")
+        .accessDenied,
+        "only xdg-desktop-portal (a root-owned program that owns \(Self.portalName)) may ask")
     }
     guard Self.isValid(appID) else { return (Response.failed.rawValue, [:]) }
-    let response = await retrieve(appID, into: fd.descriptor, request)
+    let response = await retrieve(appID, into: fd.descriptor, request, portal: caller)
     return (response.rawValue, [:])
+  }
+
+  /// Whether `identity` is xdg-desktop-portal: a root-owned executable of that name, which
+  /// only root could have put there.
+  static func isThePortal(_ identity: AppIdentity) -> Bool {
+    identity.kind == .system && identity.key.hasPrefix("exe:/")
+      && identity.key.hasSuffix("/xdg-desktop-portal")
   }
 
   /// A Flatpak application id: reverse-DNS, at least two elements of letters, digits, `_` and
@@ -70,9 +85,9 @@ struct PortalInterface: DBusInterface {
       }
   }
 
-  private func retrieve(_ appID: String, into fd: UnixFileDescriptor, _ request: MethodRequest)
-    async -> Response
-  {
+  private func retrieve(
+    _ appID: String, into fd: UnixFileDescriptor, _ request: MethodRequest, portal: CallerApp
+  ) async -> Response {
     let view = StoreView(request, state: state)
     guard let collection = (try? view.alias("default")) ?? nil else {
       state.logger.warning("a Flatpak app asked for its key, and there is no default collection")
@@ -93,14 +108,14 @@ struct PortalInterface: DBusInterface {
         try Self.key(for: appID, in: collection, $0)
       }
       if created { await state.publish([.itemCreated(item)], on: request.connection) }
-      // Recorded as the app the portal vouches for, not as the portal.
+      // Recorded as the app the portal vouches for, with the portal's pid.
       let app = AppIdentity(
-        kind: .portal, key: "portal:\(appID)", display: "\(appID) (through the portal)",
-        verified: true)
+        kind: .portal, key: "portal:\(appID)", display: "\(appID) (through xdg-desktop-portal)",
+        verified: portal.identity.verified)
       state.access.log([
         AuditRecord(
           op: created ? .create : .read, decision: .owner,
-          app: AuditRecord.App(app, pid: nil), sender: request.caller.rawValue,
+          app: AuditRecord.App(app, pid: portal.pid), sender: request.caller.rawValue,
           item: Resolver.path(of: item).rawValue)
       ])
       return Self.write(key, to: fd) ? .success : .failed
@@ -110,21 +125,26 @@ struct PortalInterface: DBusInterface {
     }
   }
 
-  /// The app's key: in `collection` by `app_id` (one with the portal's schema first, then the
-  /// oldest), else in any unlocked collection, else a new one stored in `collection`.
+  /// The app's key: in `collection`, else in any unlocked collection, the item with its
+  /// `app_id` that the portal made (owned by `portal:APP_ID`) or an import brought (no owner,
+  /// `isImportedKey`), the portal's first and then the oldest; else a new one stored in
+  /// `collection`. Another program's item with that `app_id` is never the key.
   static func key(for appID: String, in collection: String, _ store: KeychainStore) throws
     -> (SecureBytes, item: ItemID, created: Bool)
   {
+    let mine = "portal:\(appID)"
     for scope in [collection, nil] as [String?] {
       let found = try store.searchItems(["app_id": appID], in: scope).unlocked
-      let ranked = try found.map { (item: $0, info: try store.itemInfo($0)) }.sorted {
-        let portal = (
-          $0.info.attributes["xdg:schema"] == schema, $1.info.attributes["xdg:schema"] == schema
-        )
-        return portal.0 != portal.1 ? portal.0 : $0.info.created < $1.info.created
+      let candidates = try found.compactMap { item -> (ItemID, ItemInfo, Bool)? in
+        let info = try store.itemInfo(item)
+        let owner = try store.owner(of: item)
+        if owner?.key == mine { return (item, info, true) }
+        guard owner == nil, Self.isImportedKey(info.attributes) else { return nil }
+        return (item, info, false)
       }
+      let ranked = candidates.sorted { $0.2 != $1.2 ? $0.2 : $0.1.created < $1.1.created }
       if let best = ranked.first {
-        return (try store.secret(of: best.item).secret, best.item, false)
+        return (try store.secret(of: best.0).secret, best.0, false)
       }
     }
     let key = SecureBytes.random(count: keySize)
@@ -137,6 +157,13 @@ struct PortalInterface: DBusInterface {
   }
 
   static let schema = "org.freedesktop.portal.Secret"
+
+  /// Whether an item an import brought has the shape of a portal key: its `app_id` and a
+  /// schema, nothing else (gnome-keyring's have the generic schema, oo7's the portal's).
+  static func isImportedKey(_ attributes: [String: String]) -> Bool {
+    Set(attributes.keys) == ["app_id", "xdg:schema"]
+      && [schema, "org.freedesktop.Secret.Generic"].contains(attributes["xdg:schema"])
+  }
 
   /// Writes the whole key; false if the reader went away (EPIPE, with SIGPIPE blocked for the
   /// write: it would end the daemon) or the descriptor is not writable.

@@ -5,6 +5,7 @@
 // person and key derivation takes a third of a second: neither may hold a cooperative thread.
 
 import Foundation
+import KeychainAccess
 import KeychainCrypto
 import KeychainDBus
 import KeychainPrompt
@@ -23,11 +24,14 @@ struct PromptOutcome: Sendable {
   var created: String?
   /// A collection whose password this prompt changed.
   var changed: String?
+  /// A collection this prompt deleted.
+  var deleted: String?
   /// What the password hook did with the password typed.
   var hooked = PasswordHookEffects()
 
   /// What clients hear of it: the new collection, the unlock, what the hook did.
   var events: [StoreEvent] {
+    if let deleted { return [.collectionDeleted(deleted)] }
     let created = self.created.map { [StoreEvent.collectionCreated($0)] } ?? []
     return created + StoreEvent.unlocked(unlocked, changed: Set(unlocked), hooked: hooked)
   }
@@ -145,6 +149,23 @@ final class PromptRunner: Sendable {
       return PromptOutcome(
         dismissed: false, result: .objectPath(Resolver.path(ofCollection: name)), created: name,
         hooked: unlocker.hook?(password) ?? PasswordHookEffects())
+    case .confirm(let question):
+      let dialog = try handle.open(pinentry, logger: logger)
+      defer { dialog.close() }
+      return PromptOutcome(dismissed: !(try dialog.askChange(question)), result: action.emptyResult)
+    case .deleteCollection(let collection, let question, let deletion):
+      let dialog = try handle.open(pinentry, logger: logger)
+      defer { dialog.close() }
+      let allowed = try dialog.askChange(question)
+      access.log(
+        deletion.items.map {
+          AuditRecord(
+            op: .delete, decision: allowed ? .allowedOnce : .denied, app: deletion.caller.auditApp,
+            sender: deletion.caller.sender.rawValue, item: Resolver.path(of: $0).rawValue)
+        })
+      guard allowed else { return PromptOutcome(dismissed: true, result: action.emptyResult) }
+      try store.deleteCollection(collection)
+      return PromptOutcome(dismissed: false, result: action.emptyResult, deleted: collection)
     case .changePassword(let collection):
       let label = try store.collection(collection).label
       let dialog = try handle.open(pinentry, logger: logger)

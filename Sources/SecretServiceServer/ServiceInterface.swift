@@ -125,6 +125,21 @@ struct ServiceInterface: DBusInterface {
   {
     let view = StoreView(request, state: state)
     let collection = target == SecretPath.none ? nil : try view.namedCollection(target)
+    guard try view.alias(name) != collection else { return }
+    let label = try collection.map { try view.collection($0).label }
+    let question =
+      name == "default"
+      ? try view.changeQuestion(
+        label.map { "make the keyring “\($0)” your default" }
+          ?? "leave you with no default keyring",
+        "Passwords that applications store from now on go to the default keyring.")
+      : try view.changeQuestion(
+        "point the name “\(name)” at " + (label.map { "the keyring “\($0)”" } ?? "no keyring"),
+        "Applications that use that name read and store there.")
+    if let question {
+      try await view.confirm(
+        question, .alias, collection.map(Resolver.path(ofCollection:)) ?? target)
+    }
     try await view.write { [collection] in try $0.setAlias(name, to: collection) }
   }
 

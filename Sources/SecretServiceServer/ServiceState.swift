@@ -5,6 +5,7 @@
 // connection leaves the bus. The store holds everything else.
 
 import KeychainDBus
+import KeychainPrompt
 import KeychainStore
 import Logging
 import SecretServiceProtocol
@@ -23,12 +24,25 @@ enum PromptAction: Sendable {
   /// Change the password of a collection (gnome-keyring's ChangeWithPrompt); the result is
   /// its path.
   case changePassword(collection: String)
+  /// Ask whether a change to the keyrings may be made (`access-control = protect`): a call
+  /// that has no prompt of its own waits for the answer (not dismissed: allowed).
+  case confirm(ChangeQuestion)
+  /// Delete a collection once the user allows it (Collection.Delete in `protect`, when other
+  /// programs' items are in it: `deletion` says which, and who asks).
+  case deleteCollection(String, ChangeQuestion, deletion: Deletion)
+
+  /// The items of other programs a deletion would take, and the caller that asks.
+  struct Deletion: Sendable {
+    let caller: CallerApp
+    let items: [ItemID]
+  }
 
   /// The type of the `Completed` result: `ao` for unlocks, `o` for creations.
   var emptyResult: DBusValue {
     switch self {
     case .unlock: .array(.objectPath, [])
-    case .createCollection, .changePassword: .objectPath(SecretPath.none)
+    case .createCollection, .changePassword, .confirm, .deleteCollection:
+      .objectPath(SecretPath.none)
     }
   }
 }

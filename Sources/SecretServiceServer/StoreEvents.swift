@@ -29,6 +29,9 @@ enum StoreEvent: Sendable {
   case lockChanged([String], changed: Set<String>, locked: Bool)
   /// Items were added to or changed in a collection in bulk (an import): its item list.
   case itemsChanged(String)
+  /// What an import wrote, item by item, and who asked for it (nil: keychaind's own import at
+  /// an unlock): for the audit log, not for clients.
+  case itemsImported(ImportedItems, by: CallerApp?)
 
   /// Collections that were unlocked and are locked now.
   static func locked(_ collections: [String]) -> StoreEvent {
@@ -36,8 +39,9 @@ enum StoreEvent: Sendable {
   }
 
   /// The events for what a password hook did: new collections, the unlock of those it
-  /// unlocked, then the new item lists of those it changed.
-  static func hooked(_ effects: PasswordHookEffects) -> [StoreEvent] {
+  /// unlocked, then the new item lists of those it changed. `caller` is who asked for the
+  /// import, if a call did.
+  static func hooked(_ effects: PasswordHookEffects, by caller: CallerApp? = nil) -> [StoreEvent] {
     var events = effects.createdCollections.map(StoreEvent.collectionCreated)
     let unlocked = effects.unlockedCollections
     if !unlocked.isEmpty {
@@ -45,6 +49,7 @@ enum StoreEvent: Sendable {
     }
     events += effects.changedCollections.filter { !effects.createdCollections.contains($0) }
       .map(StoreEvent.itemsChanged)
+    if !effects.imported.isEmpty { events.append(.itemsImported(effects.imported, by: caller)) }
     return events
   }
 
@@ -87,7 +92,17 @@ extension ServiceState {
     for announcer in announcers {
       await announcer.announce(events, on: connection, after: request)
     }
-    for case .lockChanged(let names, _, false) in events { unlocked(names) }
+    for event in events {
+      switch event {
+      case .lockChanged(let names, _, false): unlocked(names)
+      // A collection made now is unlocked too: its audit key and owners start with it.
+      case .collectionCreated(let name): unlocked([name])
+      case .itemsImported(let items, let caller): access.logImport(items, by: caller)
+      // Its lock policy went with it.
+      case .collectionDeleted: lockPoliciesChanged()
+      default: break
+      }
+    }
   }
 }
 

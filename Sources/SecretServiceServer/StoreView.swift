@@ -45,33 +45,20 @@ struct StoreView: Sendable {
   /// The application making the call; nil with access control off.
   var caller: CallerApp? { request.context.value(CallerApp.self) }
 
-  /// In `protect`, throws `AccessDenied` unless the caller may use every item of `collection`
-  /// (which must be unlocked, so that its owners are known): deleting a collection deletes
-  /// other programs' items too.
-  func requireMayDeleteAll(of collection: String) throws {
-    guard state.access.enforces, let caller, collection != KeychainStore.sessionCollection else {
-      return
-    }
-    guard !isLocked(collection) else {
-      throw DBusError(
-        .accessDenied, "unlock the collection first: its items' owners are sealed with its key")
-    }
-    let others = try items(in: collection).filter { !state.access.allows(caller, $0, in: store) }
-    guard others.isEmpty else {
-      for item in others { note(.delete, .denied, item) }
-      throw DBusError(
-        .accessDenied,
-        "\(others.count) item(s) of this collection belong to other programs, which \(caller.identity.display) may not delete; allow it first with: \(AccessControl.allowCommand(caller.identity.key, [Resolver.path(ofCollection: collection).rawValue], passwordStdin: false))"
-      )
-    }
-  }
-
   /// Whether the caller may overwrite `item` (CreateItem's replace, KWallet's writeEntry):
   /// always outside `protect`; there, if its application may use the item.
   var mayReplace: @Sendable (ItemID) -> Bool {
     guard state.access.enforces, let caller else { return { _ in true } }
     let (access, store) = (state.access, store)
     return { access.allows(caller, $0, in: store) }
+  }
+
+  /// Which items an import the caller asked for may overwrite with newer copies: in `protect`
+  /// those it may replace, as for its own writes; otherwise any.
+  var importRule: ImportUpdateRule {
+    guard state.access.enforces, let caller else { return { _, _ in true } }
+    let (access, store) = (state.access, store)
+    return { item, _ in access.allows(caller, item, in: store) }
   }
 
   /// Notes that the caller was refused a replace of `item`, for the audit log and for

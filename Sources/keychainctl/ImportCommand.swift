@@ -268,6 +268,7 @@ enum ImportReport {
       (file.recovered, "secrets with newlines recovered"),
       (file.portalKeys, "Flatpak app keys"),
       (file.accessEntries, "old access entries dropped"),
+      (file.kept, "newer copies not taken (the items belong to programs)"),
     ]
   }
 }

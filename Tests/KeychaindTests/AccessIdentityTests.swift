@@ -231,24 +231,6 @@ import Testing
       "\(listed.stdout)")
   }
 
-  @Test func aProgramMayDeleteACollectionOnlyIfEveryItemInItIsItsToUse() async throws {
-    let setup = try await Setup()
-    try setup.store("s3cret")
-    func delete() throws -> CommandResult {
-      try setup.daemon.run(
-        "gdbus",
-        [
-          "call", "--session", "-d", "org.freedesktop.secrets", "-o",
-          "/org/freedesktop/secrets/collection/login", "-m",
-          "org.freedesktop.Secret.Collection.Delete",
-        ], environment: AccessControlTests.display)
-    }
-    let refused = try delete()
-    #expect(refused.status != 0)
-    #expect(refused.stderr.contains("belong to other programs"), "\(refused.stderr)")
-    #expect(try setup.lookup(by: "secret-tool").stdout == "s3cret")
-  }
-
   @Test func anUnidentifiedProgramUsesWhatItStoredUntilItsConnectionCloses() async throws {
     let setup = try await Setup()
     // `python3 -c` runs no script file: unknown, so it owns nothing it stores.

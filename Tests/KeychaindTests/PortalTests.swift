@@ -2,7 +2,10 @@
 //
 // The Flatpak portal backend, called as xdg-desktop-portal calls it (Tests/clients/
 // portal-retrieve.py: RetrieveSecret with the write end of a real pipe), from a connection that
-// owns org.freedesktop.portal.Desktop on the test's private bus, and from one that does not.
+// owns org.freedesktop.portal.Desktop on the test's private bus and runs as xdg-desktop-portal
+// (the script under a Python installed as /run/keychain-tests/…/xdg-desktop-portal, a root-owned
+// program of that name), and from ones that are not the portal: one without the name, and a
+// hostile one that takes the name while the real portal is not running.
 
 import Foundation
 import KeychainTesting
@@ -11,20 +14,30 @@ import Testing
 @Suite(
   .enabled(
     if: FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/jeepney"),
-    "python3-jeepney is not installed"))
+    "python3-jeepney is not installed"),
+  .enabled(if: getuid() == 0, "standing in for xdg-desktop-portal installs a program as root"))
 struct PortalTests {
   private static let script =
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("clients/portal-retrieve.py").path
 
-  /// The response and key in hex (or the error name) from one call.
+  /// Python, installed as a root-owned program named xdg-desktop-portal.
+  static let portal = Result {
+    try InstalledProgram(copying: "/usr/bin/python3", as: "xdg-desktop-portal")
+  }
+
+  /// The response and key in hex (or the error name) from one call: as the portal with
+  /// `--as-portal`, else as a plain script; `python` runs the script instead.
   static func retrieve(
-    _ appID: String, _ flags: [String] = ["--as-portal"], _ env: [String: String]
+    _ appID: String, _ flags: [String] = ["--as-portal"], _ env: [String: String],
+    python: String? = nil
   )
     throws -> String
   {
+    let interpreter =
+      try python ?? (flags.contains("--as-portal") ? portal.get().path : "/usr/bin/python3")
     let result = try runCommand(
-      "/usr/bin/python3", [script, appID] + flags, environment: env, timeout: .seconds(120))
+      interpreter, [script, appID] + flags, environment: env, timeout: .seconds(120))
     #expect(result.status == 0, "\(result.stderr)")
     return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
   }
@@ -62,6 +75,32 @@ struct PortalTests {
     try await daemon.start()
     #expect(try Self.retrieve("org.example.App", ["--as-portal"], env) == first)
     #expect(!daemon.log.contains(String(first.dropFirst(2).prefix(16))), "the key is never logged")
+  }
+
+  /// ACCESS-REVIEW.md E7: a program that takes org.freedesktop.portal.Desktop while
+  /// xdg-desktop-portal is not running gets no app's key; and an item another program stored
+  /// with an app's `app_id` is never what the real portal is given for that app.
+  @Test func aHostileOwnerOfThePortalsNameGetsNothingAndAPlantedKeyIsNotTheKey() async throws {
+    let daemon = try await DaemonProcess()
+    let env = daemon.environment
+    let planted = try runCommand(
+      "/usr/bin/secret-tool",
+      [
+        "store", "--label=planted", "app_id", "org.example.Victim", "xdg:schema",
+        "org.freedesktop.portal.Secret",
+      ],
+      environment: env, stdin: Array(String(repeating: "A", count: 64).utf8))
+    #expect(planted.status == 0, "\(planted.stderr)")
+    // Owns the name, but is a plain script: refused, and nothing made.
+    let hostile = try Self.retrieve(
+      "org.example.Victim", ["--as-portal"], env, python: "/usr/bin/python3")
+    #expect(hostile == "org.freedesktop.DBus.Error.AccessDenied", "\(hostile)")
+    #expect(daemon.log.contains("only xdg-desktop-portal may ask"), "\(daemon.log)")
+    // The portal gets a key of its own making, not the planted one.
+    let key = try Self.retrieve("org.example.Victim", ["--as-portal"], env)
+    #expect(key.hasPrefix("0 ") && key.count == 2 + 128, "\(key)")
+    #expect(key != "0 " + String(repeating: "41", count: 64))
+    #expect(try Self.retrieve("org.example.Victim", ["--as-portal"], env) == key)
   }
 
   @Test func aLockedKeyringIsUnlockedThroughThePromptFirst() async throws {

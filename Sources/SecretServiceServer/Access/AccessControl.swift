@@ -384,6 +384,33 @@ final class AccessControl: Sendable {
     logger.info("access by \(who) (pid \(pid)): \(what.joined(separator: "; "))")
   }
 
+  /// Writes what an import did to the audit log, one record per item: as `caller`, who asked
+  /// for it, or as keychaind's own import at an unlock.
+  func logImport(_ items: ImportedItems, by caller: CallerApp?) {
+    guard audit != nil else { return }
+    let app = caller?.auditApp ?? Self.importApp
+    let sender = caller?.sender.rawValue ?? ""
+    func records(_ items: [ItemID], _ op: AuditRecord.Operation, _ decision: AuditRecord.Decision)
+      -> [AuditRecord]
+    {
+      items.map {
+        AuditRecord(
+          op: op, decision: decision, app: app, sender: sender,
+          item: Resolver.path(of: $0).rawValue)
+      }
+    }
+    log(
+      records(items.added, .create, .allowed) + records(items.updated, .write, .allowed)
+        + records(items.kept, .write, .denied))
+  }
+
+  /// How the audit log names keychaind's own imports (gnome-keyring's, oo7's and KDE's files,
+  /// read at each unlock).
+  static let importApp = AuditRecord.App(
+    AppIdentity(
+      kind: .system, key: "keychaind:import", display: "keychaind's import of keyring files",
+      verified: true), pid: nil)
+
   /// Makes every record written so far durable.
   func flushAudit() {
     audit?.sync()

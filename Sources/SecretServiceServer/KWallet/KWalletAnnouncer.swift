@@ -43,7 +43,7 @@ struct KWalletAnnouncer: ChangeAnnouncer {
       service.names.forget(collection: collection)
     case .lockChanged(let collections, _, true):
       for collection in collections { service.names.forget(collection: collection) }
-    case .collectionCreated, .collectionChanged, .lockChanged: break
+    case .collectionCreated, .collectionChanged, .lockChanged, .itemsImported: break
     }
   }
 
@@ -81,6 +81,7 @@ struct KWalletAnnouncer: ChangeAnnouncer {
           service.messages(Signals.walletOpened, $0)
         }
       }
+    case .itemsImported: return []
     }
   }
 
