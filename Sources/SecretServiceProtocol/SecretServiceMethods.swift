@@ -33,7 +33,8 @@ extension SecretService {
     public static let readAlias = Takes<String>.Returns<ObjectPath>(
       serviceInterface, "ReadAlias", ["name"], ["collection"], errors: [])
     public static let setAlias = Takes<String, ObjectPath>.ReturnsNothing(
-      serviceInterface, "SetAlias", ["name", "collection"], errors: [.noSuchObject, .ioError])
+      serviceInterface, "SetAlias", ["name", "collection"],
+      errors: [.noSuchObject, .accessDenied, .ioError])
     /// gnome-keyring's: desktops' "lock keyring" buttons call it.
     public static let lockService = NoArguments.ReturnsNothing(
       serviceInterface, "LockService", errors: [])

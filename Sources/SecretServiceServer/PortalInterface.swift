@@ -4,8 +4,8 @@
 // /org/freedesktop/portal/desktop: xdg-desktop-portal asks it for a sandboxed application's
 // master key (libsecret's file backend inside the sandbox encrypts with it) and passes the
 // application's file descriptor to write it to. The key is the item owned by `portal:APP_ID`
-// in the default collection, then in any unlocked one, or one an import brought (no owner, only
-// an `app_id` and a schema: a key gnome-keyring or oo7 made is the same key); else a new one:
+// in the default collection, then in any unlocked one, or one an import brought (no owner, an
+// `app_id` and little else: a key gnome-keyring or oo7 made is the same key); else a new one:
 // 64 random bytes. An item another program stored with that `app_id` is never the key. A
 // locked default collection is unlocked through the usual prompt first, and the call waits.
 //
@@ -158,11 +158,12 @@ struct PortalInterface: DBusInterface {
 
   static let schema = "org.freedesktop.portal.Secret"
 
-  /// Whether an item an import brought has the shape of a portal key: its `app_id` and a
-  /// schema, nothing else (gnome-keyring's have the generic schema, oo7's the portal's).
+  /// Whether an item an import brought has the shape of a portal key: its `app_id`, and at
+  /// most a schema and a content type besides (gnome-keyring's carry the generic schema, oo7's
+  /// a content type).
   static func isImportedKey(_ attributes: [String: String]) -> Bool {
-    Set(attributes.keys) == ["app_id", "xdg:schema"]
-      && [schema, "org.freedesktop.Secret.Generic"].contains(attributes["xdg:schema"])
+    attributes["app_id"] != nil
+      && Set(attributes.keys).isSubset(of: ["app_id", "xdg:schema", "xdg:content-type"])
   }
 
   /// Writes the whole key; false if the reader went away (EPIPE, with SIGPIPE blocked for the
