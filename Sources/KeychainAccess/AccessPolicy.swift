@@ -17,6 +17,19 @@ public enum AccessMode: String, Sendable, CaseIterable {
   case protect
 }
 
+extension AccessMode: Comparable {
+  /// How much each mode protects: off, then audit, then protect.
+  var level: Int {
+    switch self {
+    case .off: 0
+    case .audit: 1
+    case .protect: 2
+    }
+  }
+
+  public static func < (lhs: AccessMode, rhs: AccessMode) -> Bool { lhs.level < rhs.level }
+}
+
 /// A remembered "Always allow": an application may read an item, every item of a collection,
 /// or (as a member of a named group) every item of the collection that group owns.
 public struct AccessGrant: Sendable, Hashable, Codable {

@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: MIT
 //
-// How audit lines are chained. Each line is the record's JSON followed by a MAC:
+// How audit lines are chained. Each line is a record's JSON followed by a link to the line
+// before it:
 //
 //     {"app":{…},"decision":"owner",…,"v":1,"mac":"<hex>"}
+//     {"app":{…},"decision":"owner",…,"v":1,"hash":"<hex>"}
 //
-// where the MAC is HMAC-SHA256(key, MAC of the line before ‖ the line without its MAC field).
-// The key is kept in the encrypted store, so a process of the same user can edit the file but
-// not make a changed, dropped or reordered line check out: `verify` names the first one that
-// does not.
+// `mac` is HMAC-SHA256(key, link of the line before ‖ the line without its link), with the key
+// kept in the encrypted store: a process of the user can edit the file but not make a changed,
+// dropped or reordered line check out. Until the store gives keychaind that key (at the first
+// unlock), lines carry `hash`, SHA-256 over the same bytes: written at once, so that nothing
+// waits in memory; proven once keychaind appends a `seal` record, whose MAC covers the hash
+// chain before it. Each file after the first begins with a `rotate` record carrying the link
+// before it (`prev`), so that the first line of what is left can be checked too, and saying
+// which records the rotation dropped.
 
 import Foundation
 import KeychainCrypto
@@ -18,112 +24,114 @@ public struct AuditChain: Sendable {
 
   public init(key: HMACKey) { self.key = key }
 
-  /// The MAC of the first line's predecessor.
+  /// The link of the first line's predecessor.
   public static let start = [UInt8](repeating: 0, count: 32)
 
-  /// Where the chain had got to: its last sequence number and that line's MAC. The store keeps
-  /// one, sealed beside the key, so that records cut from the end of the log while keychaind
-  /// was not running are found when it starts again.
+  /// Where the chain had got to, as the store keeps it: its last sequence number and that
+  /// line's MAC, so that records cut from the end while keychaind was not running are found
+  /// when it starts again; and its floor, so that records cut from the start are.
   public struct Anchor: Sendable, Equatable {
     public var seq: UInt64
     public var mac: [UInt8]
+    /// The first record the log must still hold, and the link before it; nil in an anchor
+    /// kept before floors were.
+    public var floor: Floor?
 
-    public init(seq: UInt64, mac: [UInt8]) {
+    public init(seq: UInt64, mac: [UInt8], floor: Floor? = nil) {
       self.seq = seq
       self.mac = mac
+      self.floor = floor
     }
   }
 
-  /// The line for `record` after a line whose MAC was `previous`, and this line's MAC.
+  /// The oldest record the log must still hold (rotation dropped those before it), and the
+  /// link of the line before it, which its MAC covers.
+  public struct Floor: Sendable, Equatable {
+    public var seq: UInt64
+    public var prev: [UInt8]
+
+    public init(seq: UInt64, prev: [UInt8]) {
+      self.seq = seq
+      self.prev = prev
+    }
+
+    /// A log that was never rotated: everything from record 1 on.
+    public static let beginning = Floor(seq: 1, prev: AuditChain.start)
+  }
+
+  /// How a line links to the one before it.
+  public enum Link: Sendable, Equatable {
+    /// HMAC under the chain's key.
+    case mac([UInt8])
+    /// SHA-256, before the key was known; proven by a later line's MAC.
+    case hash([UInt8])
+
+    public var bytes: [UInt8] {
+      switch self {
+      case .mac(let bytes), .hash(let bytes): bytes
+      }
+    }
+
+    var field: String {
+      switch self {
+      case .mac: "mac"
+      case .hash: "hash"
+      }
+    }
+  }
+
+  /// The line for `record` after a line whose link was `previous`, MAC'd with `key` (hashed
+  /// without one), and this line's link.
+  public static func line(_ record: AuditRecord, after previous: [UInt8], key: HMACKey?) throws
+    -> (line: String, link: Link)
+  {
+    var text = record.json
+    let body = Array(text.utf8)
+    let link: Link =
+      if let key { .mac(try mac(key, body: body, previous: previous)) } else {
+        .hash(hash(body: body, previous: previous))
+      }
+    text.removeLast()
+    text += ",\"\(link.field)\":\"\(hex(link.bytes))\"}"
+    return (text, link)
+  }
+
+  /// The line for `record`, MAC'd (see `line(_:after:key:)`).
   public func line(_ record: AuditRecord, after previous: [UInt8]) throws -> (
     line: String, mac: [UInt8]
   ) {
-    var text = record.json
-    let mac = try self.mac(body: Array(text.utf8), previous: previous)
-    text.removeLast()
-    text += ",\"mac\":\"\(Self.hex(mac))\"}"
-    return (text, mac)
+    let (line, link) = try Self.line(record, after: previous, key: key)
+    return (line, link.bytes)
   }
 
-  func mac(body: [UInt8], previous: [UInt8]) throws -> [UInt8] {
+  static func mac(_ key: HMACKey, body: [UInt8], previous: [UInt8]) throws -> [UInt8] {
     try previous.withUnsafeBytes { p in
       try body.withUnsafeBytes { try key.authenticationCode([p, $0]) }
     }
   }
 
-  /// Splits a line into its record's JSON and its MAC; nil if it has no MAC field at the end.
-  public static func split(_ line: Substring) -> (body: [UInt8], mac: [UInt8])? {
-    let marker = ",\"mac\":\""
-    guard line.hasSuffix("\"}"), let range = line.range(of: marker, options: .backwards)
-    else { return nil }
-    let hexText = line[range.upperBound..<line.index(line.endIndex, offsetBy: -2)]
-    guard let mac = bytes(hex: hexText), mac.count == 32 else { return nil }
-    return (Array((line[..<range.lowerBound] + "}").utf8), mac)
+  static func hash(body: [UInt8], previous: [UInt8]) -> [UInt8] {
+    SHA256.hash(previous + body)
   }
 
-  /// The record a line holds (its MAC not checked).
+  /// Splits a line into its record's JSON and its link; nil if it ends in neither.
+  public static func split(_ line: Substring) -> (body: [UInt8], link: Link)? {
+    for field in ["mac", "hash"] {
+      let marker = ",\"\(field)\":\""
+      guard line.hasSuffix("\"}"), let range = line.range(of: marker, options: .backwards)
+      else { continue }
+      let hexText = line[range.upperBound..<line.index(line.endIndex, offsetBy: -2)]
+      guard let bytes = bytes(hex: hexText), bytes.count == 32 else { return nil }
+      let body = Array((line[..<range.lowerBound] + "}").utf8)
+      return (body, field == "mac" ? .mac(bytes) : .hash(bytes))
+    }
+    return nil
+  }
+
+  /// The record a line holds (its link not checked).
   public static func record(_ line: Substring) -> AuditRecord? {
     guard let (body, _) = split(line) else { return nil }
     return try? JSONDecoder().decode(AuditRecord.self, from: Data(body))
-  }
-
-  /// What `verify` found.
-  public struct Verdict: Sendable, Equatable {
-    /// How many lines checked out.
-    public var good = 0
-    /// The first problem: which file and line, and what is wrong with it.
-    public var problem: String?
-    /// The chain's last sequence number and MAC, to continue from.
-    public var lastSeq: UInt64 = 0
-    public var lastMAC = AuditChain.start
-  }
-
-  /// Checks `files` (oldest first) as one chain. The first line of the oldest file is taken
-  /// on trust for its predecessor (older files were rotated away); from then on every line
-  /// must follow. `expectedLast`, when known, catches lines cut from the end.
-  public func verify(_ files: [(name: String, text: String)], expectedLast: UInt64? = nil)
-    -> Verdict
-  {
-    var verdict = Verdict()
-    var first = true
-    for (name, text) in files {
-      for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated()
-      {
-        let place = "\(name) line \(index + 1)"
-        guard let (body, mac) = Self.split(line),
-          let record = try? JSONDecoder().decode(AuditRecord.self, from: Data(body))
-        else {
-          verdict.problem = "\(place) is not an audit record"
-          return verdict
-        }
-        let checked = try? self.mac(body: body, previous: verdict.lastMAC)
-        if first {
-          first = false
-          // Record 1 follows the chain's start; a later first record's predecessor is gone.
-          if record.seq == 1, checked != mac {
-            verdict.problem = "\(place) (record 1) was changed"
-            return verdict
-          }
-        } else if record.seq != verdict.lastSeq + 1 {
-          verdict.problem =
-            "\(place) has sequence number \(record.seq) where \(verdict.lastSeq + 1) was due: "
-            + (record.seq > verdict.lastSeq + 1 ? "records were removed" : "records were reordered")
-          return verdict
-        } else if checked != mac {
-          verdict.problem = "\(place) (record \(record.seq)) was changed"
-          return verdict
-        }
-        verdict.good += 1
-        verdict.lastSeq = record.seq
-        verdict.lastMAC = mac
-      }
-    }
-    if let expectedLast, expectedLast > verdict.lastSeq {
-      verdict.problem =
-        "the log ends at record \(verdict.lastSeq), but keychaind wrote up to \(expectedLast): "
-        + "records were cut from the end"
-    }
-    return verdict
   }
 
   static func hex(_ bytes: [UInt8]) -> String {

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
 //
-// The audit log's files: `audit.jsonl` in keychaind's state directory, rotated to
-// `audit.jsonl.1` … `.4` at a bounded size, the chain running on across files. Records are
+// Appends chained records (`AuditChain`) to the audit log's files (`AuditFiles`). Records are
 // written in batches: a hundredth of a second after the first one waiting (at once past 256),
 // on a task of their own, each batch's lines chained and written with one write(2); so a read
 // costs its caller only putting its record in the queue (a line, its MAC and a write(2) per
 // read were 8–10 µs of the daemon's time). Lines are made durable a second after the first
 // unsynced one (at once past 4,096), never with an fsync per read (one per 64 lines cost every
 // read 20 µs). Whatever reads the files here (`verify`, `files`, `anchor`, `sync`) writes the
-// queue first. Until the store gives keychaind the chain's key (at the first unlock), records
-// wait in memory: a MAC'd line cannot be written without it.
+// queue first.
+//
+// Nothing waits for the chain's key: until the store gives it (at the first unlock), lines are
+// hashed, and written like the others; once it comes, a `seal` record's MAC vouches for them.
+// A kill -9 then loses at most the batch in flight.
 
 import Foundation
 import KeychainCrypto
@@ -24,11 +26,9 @@ import Synchronization
 public final class AuditLog: Sendable {
   /// The directory the files are in.
   public let directory: String
+  let fileSet: AuditFiles
   let maximumBytes: Int
-  let keep: Int
   let logger: Logger
-  /// Records kept while no key is known, at most; the oldest beyond are dropped and counted.
-  static let maximumPending = 10_000
   /// Unsynced lines past which an fsync is not left to the timer.
   public static let syncEvery = 4096
   /// How long a record waits for others to be written with it, at most.
@@ -39,14 +39,18 @@ public final class AuditLog: Sendable {
   struct State {
     var descriptor: Int32 = -1
     var size = 0
-    var chain: AuditChain?
+    var key: HMACKey?
     var lastSeq: UInt64 = 0
-    var lastMAC = AuditChain.start
-    var pending: [AuditRecord] = []
-    /// Records to write in the next batch (the key is known).
+    var lastLink = AuditChain.start
+    /// Whether the last line is hashed (written before the key): a seal must follow.
+    var lastHashed = false
+    /// The first record this keychaind wrote, once it has.
+    var resumed: UInt64?
+    /// Where the log must start; nil until the key brings the store's, or a rotation moves it.
+    var floor: AuditChain.Floor?
+    /// Records to write in the next batch.
     var queued: [AuditRecord] = []
     var batchScheduled = false
-    var dropped = 0
     var unsynced = 0
     var syncScheduled = false
     var syncs = 0
@@ -54,45 +58,44 @@ public final class AuditLog: Sendable {
   private let state = Mutex(State())
 
   /// The live file.
-  public var path: String { directory + "/audit.jsonl" }
+  public var path: String { fileSet.live }
 
   /// Opens (or starts) the log in `directory`, made 0700 if it is new. The chain continues from
-  /// the last line on disk; a last line that is no record is kept aside as
-  /// `audit.jsonl.damaged-TIME` and a new file begun, never silently overwritten.
+  /// the last line on disk (only the file's end is read); a last line that is no record is kept
+  /// aside as `audit.jsonl.damaged-TIME` and a new file begun, never silently overwritten.
   public init(directory: String, logger: Logger, maximumBytes: Int = 8 << 20, keep: Int = 4)
     throws
   {
     self.directory = directory
+    fileSet = AuditFiles(directory: directory, keep: keep)
     self.maximumBytes = maximumBytes
-    self.keep = keep
     self.logger = logger
     try FileManager.default.createDirectory(
       atPath: directory, withIntermediateDirectories: true,
       attributes: [.posixPermissions: 0o700])
-    var continued = (seq: UInt64(0), mac: AuditChain.start)
-    for name in ["audit.jsonl", "audit.jsonl.1"] {
-      let file = directory + "/" + name
-      guard let text = try? String(contentsOfFile: file, encoding: .utf8), !text.isEmpty else {
-        continue
-      }
-      guard let last = text.split(separator: "\n").last, let record = AuditChain.record(last),
-        let (_, mac) = AuditChain.split(last)
+    var last: (seq: UInt64, link: AuditChain.Link)?
+    for index in 0...1 {
+      let file = fileSet.rotated(index)
+      guard let (line, complete) = AuditFiles.lastLine(of: file) else { continue }
+      guard complete, let record = AuditChain.record(line), let (_, link) = AuditChain.split(line)
       else {
         let aside = "\(file).damaged-\(Int(Date().timeIntervalSince1970))"
         try FileManager.default.moveItem(atPath: file, toPath: aside)
         logger.error("audit log damaged: \(file) does not end in a record; kept as \(aside)")
         break
       }
-      continued = (record.seq, mac)
+      last = (record.seq, link)
       break
     }
-    let (lastSeq, lastMAC) = continued
-    let (descriptor, size) = try Self.open(path)
+    let (descriptor, size) = try fileSet.openLive()
     state.withLock {
       $0.descriptor = descriptor
       $0.size = size
-      $0.lastSeq = lastSeq
-      $0.lastMAC = lastMAC
+      if let last {
+        $0.lastSeq = last.seq
+        $0.lastLink = last.link.bytes
+        if case .hash = last.link { $0.lastHashed = true }
+      }
     }
   }
 
@@ -106,41 +109,40 @@ public final class AuditLog: Sendable {
     }
   }
 
-  private static func open(_ path: String) throws -> (Int32, Int) {
-    let descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else {
-      throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-    }
-    var status = stat()
-    fstat(descriptor, &status)
-    return (descriptor, Int(status.st_size))
-  }
-
-  /// Starts chaining with `key` (from the store), writing what waited for it. `anchor` is
-  /// where the store last recorded the chain's end (`AuditChain.Anchor`): a log that ends
-  /// before it lost records while keychaind was not running. The chain's numbers then go on
-  /// from the anchor, so that `verify` names the gap for as long as the log holds it.
+  /// Chains with `key` (from the store) from now on, and seals what was hashed before it.
+  /// `anchor` is what the store kept of the chain: a log that ends before its end lost records
+  /// while keychaind was not running (the numbers go on from the anchor, so that `verify` names
+  /// the gap for as long as the log holds it); its floor is where the log must start.
   public func setKey(_ key: HMACKey, anchor: AuditChain.Anchor? = nil) {
-    let waiting = state.withLock { state in
-      state.chain = AuditChain(key: key)
+    // What waited is written as it was recorded: before the key, hashed.
+    writeQueued()
+    state.withLock { state in
+      state.key = key
       if let anchor, anchor.seq > state.lastSeq {
         logger.error(
           "audit log: it ends at record \(state.lastSeq), but keychaind had recorded up to \(anchor.seq): records were cut from its end while keychaind was not running"
         )
         state.lastSeq = anchor.seq
       }
-      defer { state.pending = [] }
-      return state.pending
+      // A store from before floors: where the log starts now is where it must (read once).
+      state.floor = state.floor ?? anchor?.floor ?? fileSet.floor() ?? .beginning
+      // The first MAC'd line after hashed ones is the seal, whatever was queued meanwhile.
+      if state.lastHashed {
+        state.queued.insert(
+          AuditRecord(op: .seal, decision: .allowed, app: AuditRecord.keychaind, sender: ""),
+          at: 0)
+      }
     }
-    if !waiting.isEmpty { append(waiting) }
+    writeQueued()
   }
 
-  /// The chain's end, the queue written first, for the store to keep; nil before the key is
-  /// known.
+  /// The chain's end and floor, the queue written first, for the store to keep; nil before the
+  /// key is known.
   public var anchor: AuditChain.Anchor? {
     writeQueued()
     return state.withLock { state in
-      state.chain == nil ? nil : AuditChain.Anchor(seq: state.lastSeq, mac: state.lastMAC)
+      state.key == nil
+        ? nil : AuditChain.Anchor(seq: state.lastSeq, mac: state.lastLink, floor: state.floor)
     }
   }
 
@@ -151,14 +153,6 @@ public final class AuditLog: Sendable {
   public func append(_ records: [AuditRecord]) {
     enum Next { case nothing, schedule, writeNow }
     let next = state.withLock { state -> Next in
-      guard state.chain != nil else {
-        state.pending += records
-        if state.pending.count > Self.maximumPending {
-          state.dropped += state.pending.count - Self.maximumPending
-          state.pending.removeFirst(state.pending.count - Self.maximumPending)
-        }
-        return .nothing
-      }
       state.queued += records
       if state.queued.count >= Self.batchLimit { return .writeNow }
       guard !state.batchScheduled else { return .nothing }
@@ -184,44 +178,23 @@ public final class AuditLog: Sendable {
     var syncAfter: Duration?
     state.withLock { state in
       state.batchScheduled = false
-      guard let chain = state.chain, !state.queued.isEmpty else { return }
+      guard !state.queued.isEmpty, state.descriptor >= 0 else { return }
       let records = state.queued
       state.queued = []
-      // The batch's lines go out in one write; the chain moves on only once they are written.
-      var buffer: [UInt8] = []
-      var (seq, mac, lines) = (state.lastSeq, state.lastMAC, 0)
-      func flush() -> Bool {
-        guard !buffer.isEmpty else { return true }
-        guard write(buffer, to: state.descriptor) else {
-          logger.error("audit log: cannot write to \(path): \(String(cString: strerror(errno)))")
-          return false
-        }
-        state.size += buffer.count
-        (state.lastSeq, state.lastMAC) = (seq, mac)
-        state.unsynced += lines
-        (buffer, lines) = ([], 0)
-        return true
-      }
+      var batch = Batch(state: state)
       for var record in records {
-        record.seq = seq + 1
-        let (line, lineMAC): (String, [UInt8])
-        do {
-          (line, lineMAC) = try chain.line(record, after: mac)
-        } catch {
-          logger.error("audit log: cannot chain a record: \(error)")
-          break
+        // The seal says which hashed records this keychaind wrote (all, if it wrote none
+        // before its own seal: those were in the file when it started).
+        if record.op == .seal { record.resumed = state.resumed ?? (batch.seq + 1) }
+        guard batch.add(record, limit: maximumBytes, logger: logger) else {
+          flush(&batch, &state)
+          guard rotate(&batch, &state) else { return }
+          guard batch.add(record, limit: .max, logger: logger) else { break }
+          continue
         }
-        let size = line.utf8.count + 1
-        if state.size + buffer.count + size > maximumBytes, state.size + buffer.count > 0 {
-          guard flush() else { return }
-          rotate(&state)
-        }
-        buffer += line.utf8
-        buffer.append(UInt8(ascii: "\n"))
-        (seq, mac) = (record.seq, lineMAC)
-        lines += 1
+        if state.resumed == nil { state.resumed = batch.seq }
       }
-      guard flush() else { return }
+      flush(&batch, &state)
       if state.unsynced > 0, !state.syncScheduled || state.unsynced >= Self.syncEvery {
         state.syncScheduled = true
         syncAfter = state.unsynced >= Self.syncEvery ? .zero : .seconds(1)
@@ -233,6 +206,79 @@ public final class AuditLog: Sendable {
         sync()
       }
     }
+  }
+
+  /// Lines chained and waiting to be written together.
+  struct Batch {
+    var buffer: [UInt8] = []
+    var lines = 0
+    var seq: UInt64
+    var link: [UInt8]
+    var hashed: Bool
+    let key: HMACKey?
+    let size: Int
+
+    init(state: State) {
+      (seq, link, hashed, key, size) = (
+        state.lastSeq, state.lastLink, state.lastHashed, state.key, state.size
+      )
+    }
+
+    /// Chains `record` after the batch; false (and nothing added) when the line would take the
+    /// file past `limit` bytes.
+    mutating func add(_ record: AuditRecord, limit: Int, logger: Logger) -> Bool {
+      var record = record
+      record.seq = seq + 1
+      guard let (line, lineLink) = try? AuditChain.line(record, after: link, key: key) else {
+        logger.error("audit log: cannot chain a record")
+        return true
+      }
+      let bytes = line.utf8.count + 1
+      if size + buffer.count + bytes > limit, size + buffer.count > 0 { return false }
+      buffer += line.utf8
+      buffer.append(UInt8(ascii: "\n"))
+      (seq, link, lines) = (record.seq, lineLink.bytes, lines + 1)
+      hashed = key == nil
+      return true
+    }
+  }
+
+  /// Writes `batch` to the live file; the chain moves on only once it is written.
+  private func flush(_ batch: inout Batch, _ state: inout State) {
+    guard !batch.buffer.isEmpty else { return }
+    guard write(batch.buffer, to: state.descriptor) else {
+      logger.error("audit log: cannot write to \(path): \(String(cString: strerror(errno)))")
+      batch = Batch(state: state)
+      return
+    }
+    state.size += batch.buffer.count
+    (state.lastSeq, state.lastLink, state.lastHashed) = (batch.seq, batch.link, batch.hashed)
+    state.unsynced += batch.lines
+    batch = Batch(state: state)
+  }
+
+  /// Starts a new live file (see `AuditFiles.shift`), whose first record says so: the link
+  /// before it, and what the rotation dropped. The floor moves to the oldest file left.
+  private func rotate(_ batch: inout Batch, _ state: inout State) -> Bool {
+    fsync(state.descriptor)
+    close(state.descriptor)
+    state.unsynced = 0
+    let dropped = fileSet.shift()
+    do {
+      (state.descriptor, state.size) = try fileSet.openLive()
+    } catch {
+      logger.error("audit log: cannot start \(path) after rotating")
+      state.descriptor = -1
+      return false
+    }
+    state.floor = fileSet.floor() ?? state.floor
+    batch = Batch(state: state)
+    var rotation = AuditRecord(
+      op: .rotate, decision: .allowed, app: AuditRecord.keychaind, sender: "")
+    rotation.prev = AuditChain.hex(state.lastLink)
+    rotation.dropped = dropped
+    _ = batch.add(rotation, limit: .max, logger: logger)
+    return true
   }
 
   /// Makes every written line durable. The fsync runs outside the log's lock, on a duplicate
@@ -265,52 +311,27 @@ public final class AuditLog: Sendable {
     return true
   }
 
-  /// Moves `audit.jsonl` to `.1` (and `.1` to `.2`, …, dropping the oldest) and starts a new
-  /// file; the chain goes on in it.
-  private func rotate(_ state: inout State) {
-    fsync(state.descriptor)
-    close(state.descriptor)
-    state.unsynced = 0
-    let manager = FileManager.default
-    try? manager.removeItem(atPath: "\(path).\(keep)")
-    for index in stride(from: keep - 1, through: 1, by: -1) {
-      try? manager.moveItem(atPath: "\(path).\(index)", toPath: "\(path).\(index + 1)")
-    }
-    try? manager.moveItem(atPath: path, toPath: "\(path).1")
-    do {
-      (state.descriptor, state.size) = try Self.open(path)
-    } catch {
-      logger.error("audit log: cannot start \(path) after rotating")
-      state.descriptor = -1
-    }
-    // The renames are durable once the directory is.
-    let folder = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if folder >= 0 {
-      fsync(folder)
-      close(folder)
-    }
-  }
-
   /// The log's files, oldest first, with their text (the queue written first).
   public func files() -> [(name: String, text: String)] {
     writeQueued()
-    return Self.files(in: directory, keep: keep)
+    return fileSet.all()
   }
 
   /// The files of a log in `directory`, oldest first.
   public static func files(in directory: String, keep: Int = 4) -> [(name: String, text: String)] {
-    let names = stride(from: keep, through: 1, by: -1).map { "audit.jsonl.\($0)" } + ["audit.jsonl"]
-    return names.compactMap { name in
-      (try? String(contentsOfFile: directory + "/" + name, encoding: .utf8)).map { (name, $0) }
-    }
+    AuditFiles(directory: directory, keep: keep).all()
   }
 
-  /// Checks the whole chain against this log's key, including that nothing was cut from its end.
+  /// Checks the whole chain against this log's key, from the floor to the last record written;
+  /// nil before the key is known.
   public func verify() -> AuditChain.Verdict? {
     sync()
-    guard let (chain, last) = state.withLock({ state in state.chain.map { ($0, state.lastSeq) } })
+    guard
+      let (key, last, floor) = state.withLock({ state in
+        state.key.map { ($0, state.lastSeq, state.floor) }
+      })
     else { return nil }
-    return chain.verify(files(), expectedLast: last)
+    return AuditChain(key: key).verify(fileSet.all(), floor: floor, expectedLast: last)
   }
 
   /// The default directory: `$XDG_STATE_HOME/keychaind`, or `~/.local/state/keychaind`.

@@ -13,6 +13,10 @@ public struct AuditRecord: Codable, Sendable, Equatable {
     case read, create, write, delete, search, grant, revoke, mode
     /// An alias (the default keyring) pointed elsewhere.
     case alias
+    /// The log's first record in a new file: the one before it is in the file rotated out.
+    case rotate
+    /// keychaind got the chain's key: this record's MAC vouches for the hashed records before.
+    case seal
   }
 
   /// What was decided, and why.
@@ -108,6 +112,15 @@ public struct AuditRecord: Codable, Sendable, Equatable {
   public var item: String?
   /// How many items a search returned (searches only).
   public var count: Int?
+  /// What changed, in words, for records that name no item (`mode`: "protect → off").
+  public var detail: String?
+  /// `rotate`: the link of the record before it (`AuditChain.Link`, hex), in the file before.
+  public var prev: String?
+  /// `rotate`: the last record the rotation dropped with the oldest file (0: none).
+  public var dropped: UInt64?
+  /// `seal`: the first record the sealing keychaind wrote itself; hashed records before it
+  /// it found in the file, written by a keychaind that stopped before sealing them.
+  public var resumed: UInt64?
 
   public init(
     time: Date = Date(), op: Operation, decision: Decision, app: App, sender: String,
@@ -133,11 +146,22 @@ public struct AuditRecord: Codable, Sendable, Equatable {
     text += app.json
     if let count { text += ",\"count\":\(count)" }
     text += ",\"decision\":\"\(decision.rawValue)\""
+    if let detail {
+      text += ",\"detail\":"
+      Self.quote(detail, into: &text)
+    }
+    if let dropped { text += ",\"dropped\":\(dropped)" }
     if let item {
       text += ",\"item\":"
       Self.quote(item, into: &text)
     }
-    text += ",\"op\":\"\(op.rawValue)\",\"sender\":"
+    text += ",\"op\":\"\(op.rawValue)\""
+    if let prev {
+      text += ",\"prev\":"
+      Self.quote(prev, into: &text)
+    }
+    if let resumed { text += ",\"resumed\":\(resumed)" }
+    text += ",\"sender\":"
     Self.quote(sender, into: &text)
     text += ",\"seq\":\(seq),\"time\":\(time),\"v\":\(v)}"
     return text
@@ -164,6 +188,10 @@ public struct AuditRecord: Codable, Sendable, Equatable {
     }
     text += "\""
   }
+
+  /// How records keychaind writes about its own log (`rotate`, `seal`) name it.
+  public static let keychaind = App(
+    AppIdentity(kind: .system, key: "keychaind", display: "keychaind", verified: true), pid: nil)
 
   /// Whether the record shows something the user did not plainly allow.
   public var isRefusal: Bool { decision == .denied || decision == .noDisplay }

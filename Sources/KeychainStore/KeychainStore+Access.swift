@@ -253,7 +253,8 @@ extension KeychainStore {
   }
 
   /// The sealed record is the 32-byte key, then, once one was kept, the anchor: its sequence
-  /// number (8 bytes, big-endian) and MAC (32 bytes).
+  /// number (8 bytes, big-endian) and MAC (32 bytes), then its floor's sequence number and link
+  /// (40 bytes, absent in an anchor kept before floors were).
   private static func openAuditKey(_ sealed: Data, _ collection: String, _ key: CipherKey) throws
     -> (key: SecureBytes, anchor: AuditChain.Anchor?)
   {
@@ -263,25 +264,39 @@ extension KeychainStore {
     } catch CryptoError.authenticationFailed {
       throw StoreError.corrupt("the audit key of \(collection) does not decrypt")
     }
-    guard plain.count == 32 || plain.count == 72 else {
+    guard [32, 72, 112].contains(plain.count) else {
       throw StoreError.corrupt("the audit key of \(collection) has \(plain.count) bytes")
     }
-    guard plain.count == 72 else { return (plain, nil) }
-    let tail = plain.slice(32..<72).copyBytes()
-    let seq = tail[..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-    return (plain.slice(0..<32), AuditChain.Anchor(seq: seq, mac: Array(tail[8...])))
+    guard plain.count > 32 else { return (plain, nil) }
+    let tail = plain.slice(32..<plain.count).copyBytes()
+    func number(_ at: Int) -> UInt64 {
+      tail[at..<at + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    }
+    let floor =
+      tail.count == 80 ? AuditChain.Floor(seq: number(40), prev: Array(tail[48..<80])) : nil
+    return (
+      plain.slice(0..<32),
+      AuditChain.Anchor(seq: number(0), mac: Array(tail[8..<40]), floor: floor)
+    )
   }
 
   private func sealAuditKey(
     _ auditKey: SecureBytes, anchor: AuditChain.Anchor?, in collection: String, _ key: CipherKey
   ) throws {
-    let plain = SecureBytes(count: anchor == nil ? 32 : 72) { buffer in
+    let count = anchor == nil ? 32 : anchor?.floor == nil ? 72 : 112
+    let plain = SecureBytes(count: count) { buffer in
       auditKey.withUnsafeBytes { buffer.copyMemory(from: $0) }
       guard let anchor else { return }
-      for index in 0..<8 {
-        buffer[32 + index] = UInt8(truncatingIfNeeded: anchor.seq >> (56 - 8 * index))
+      func put(_ number: UInt64, at offset: Int) {
+        for index in 0..<8 {
+          buffer[offset + index] = UInt8(truncatingIfNeeded: number >> (56 - 8 * index))
+        }
       }
+      put(anchor.seq, at: 32)
       for (index, byte) in anchor.mac.prefix(32).enumerated() { buffer[40 + index] = byte }
+      guard let floor = anchor.floor else { return }
+      put(floor.seq, at: 72)
+      for (index, byte) in floor.prev.prefix(32).enumerated() { buffer[80 + index] = byte }
     }
     let sealed = Data(
       try AESGCM.seal(plain, key: key, associatedData: Self.auditKeyAAD(collection)))

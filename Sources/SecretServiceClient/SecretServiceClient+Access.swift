@@ -46,6 +46,22 @@ extension SecretServiceClient {
   public func verifyAudit() async throws -> (intact: Bool, problem: String, records: UInt64) {
     try await call(Self.service, SecretService.AccessMethods.verifyAudit)
   }
+
+  /// The access-control mode in force, the one keychaind.conf asks for, and the one kept in
+  /// the keyring (empty when none).
+  public func accessMode() async throws -> (mode: String, configured: String, kept: String) {
+    try await call(Self.service, SecretService.AccessMethods.mode)
+  }
+
+  /// Puts `mode` in force and keeps it; `password` opens every collection (lowering needs it).
+  /// Returns the file written and whether keychaind must restart for it.
+  public func setAccessMode(_ mode: String, password: SecureBytes?) async throws -> (
+    savedIn: String, restart: Bool
+  ) {
+    try await call(
+      Self.service, SecretService.AccessMethods.setMode, mode,
+      try secretValue(password ?? SecureBytes(copying: []), contentType: "text/plain"))
+  }
 }
 
 extension SecretServiceClient {

@@ -73,9 +73,20 @@ extension SecretService {
     /// from before access control), for a caller that may use the item.
     public static let groupOf = Takes<ObjectPath>.Returns<String>(
       accessInterface, "GroupOf", ["item"], ["group"], errors: [.noSuchObject, .isLocked])
-    /// Checks the audit log's chain: whether it is intact, the first problem, records checked.
+    /// Checks the audit log's chain: whether it is intact, the first problem (or, when it is
+    /// intact, what it cannot prove), records checked.
     public static let verifyAudit = NoArguments.Returns<Bool, String, UInt64>(
       accessInterface, "VerifyAudit", [], ["intact", "problem", "records"],
       errors: [.isLocked])
+    /// The access-control mode in force, the one keychaind.conf asks for, and the one the
+    /// keyring keeps (empty when none).
+    public static let mode = NoArguments.Returns<String, String, String>(
+      accessInterface, "Mode", [], ["mode", "configured", "kept"], errors: [])
+    /// Puts `mode` in force and keeps it, in the keyring and in keychaind.conf; lowering it
+    /// needs the password of every collection. Returns the file the mode was written to (empty
+    /// when none), and whether keychaind must restart for it (from `off`).
+    public static let setMode = Takes<String, Secret>.Returns<String, Bool>(
+      accessInterface, "SetMode", ["mode", "password"], ["saved_in", "restart"],
+      errors: [.noSession, .accessDenied, .invalidArgs, .isLocked, .ioError])
   }
 }

@@ -79,6 +79,7 @@ extension SecretService {
         AccessMethods.learn, AccessMethods.startLearning, AccessMethods.learning,
         AccessMethods.applyLearning, AccessMethods.discardLearning, AccessMethods.groupAdd,
         AccessMethods.groupRemove, AccessMethods.groupOf, AccessMethods.verifyAudit,
+        AccessMethods.mode, AccessMethods.setMode,
       ])
 
     /// The Flatpak secret portal's backend.

@@ -230,6 +230,7 @@ actor ServiceState {
   nonisolated func unlocked(_ collections: [String]) {
     noteUse(collections)
     access.collectionsUnlocked(collections)
+    access.checkKeptMode(in: collections)
     if access.isOn { access.pinOwners(in: collections) }
     let (store, logger) = (store, logger)
     for collection in collections {

@@ -28,6 +28,7 @@ struct AccessCommand: AsyncParsableCommand {
       """,
     subcommands: [
       Whoami.self, ListGrants.self, Allow.self, Revoke.self, Group.self, Learn.self,
+      Mode.self,
     ])
 
   struct Whoami: AsyncParsableCommand {

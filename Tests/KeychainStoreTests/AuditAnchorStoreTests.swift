@@ -2,7 +2,8 @@
 //
 // The audit chain's key and anchor in the store: one key shared by every collection, the
 // anchor kept beside it in each unlocked collection that holds that key, read back after
-// reopening, and a key record from before anchors (32 bytes) still read.
+// reopening, with its floor (where the log must start) when it has one, and a key record from
+// before anchors (32 bytes) still read.
 
 import Foundation
 import KeychainAccess
@@ -38,5 +39,21 @@ import Testing
     try store.unlock("work", password: secure("pw2"))
     #expect(try store.auditAnchor(in: "work") == anchor)
     #expect(try store.auditAnchor(in: "login") == later)
+  }
+
+  @Test func theFloorIsKeptWithTheAnchor() throws {
+    let fixture = try StoreFixture()
+    let store = try fixture.open()
+    try store.createCollection(name: "login", label: "Login", password: secure("pw"))
+    let key = try store.auditKey(from: "login", known: nil)
+    let anchor = AuditChain.Anchor(
+      seq: 900, mac: Array(repeating: 1, count: 32),
+      floor: AuditChain.Floor(seq: 300, prev: Array(repeating: 2, count: 32)))
+    #expect(try store.keepAuditAnchor(anchor, auditKey: key) == 1)
+    #expect(try store.auditAnchor(in: "login") == anchor)
+    // One kept before floors were: read without one.
+    let old = AuditChain.Anchor(seq: 5, mac: Array(repeating: 3, count: 32))
+    try store.keepAuditAnchor(old, auditKey: key)
+    #expect(try store.auditAnchor(in: "login")?.floor == nil)
   }
 }

@@ -79,7 +79,7 @@ final class CallerApp: Sendable {
 final class AccessControl: Sendable {
   /// The mode, as `code(of:)` numbers it: `learn --apply` changes it while calls run, and
   /// every call reads it.
-  private let currentMode: Atomic<Int>
+  let currentMode: Atomic<Int>
   let saveMode: (@Sendable (AccessMode) throws -> String)?
   let audit: AuditLog?
   let resolver: IdentityResolver
@@ -120,15 +120,19 @@ final class AccessControl: Sendable {
 
   /// The store the audit chain's anchor is kept in.
   let store: KeychainStore
+  /// The mode keychaind.conf asks for; the mode in force may be higher (see `AccessModeKeeper`).
+  let configuredMode: AccessMode
 
   init(_ settings: AccessSettings, store: KeychainStore, logger: Logger) {
     self.store = store
     resolver = IdentityResolver(facts: settings.facts)
-    currentMode = Atomic(Self.code(of: settings.mode))
+    configuredMode = settings.mode
+    let mode = Self.startingMode(configured: settings.mode, store: store, logger: logger)
+    currentMode = Atomic(Self.code(of: mode))
     saveMode = settings.saveMode
     notices = RefusalNotices(enabled: settings.notify)
     self.logger = logger
-    if settings.mode != .off, let directory = settings.auditDirectory {
+    if mode != .off, let directory = settings.auditDirectory {
       do {
         audit = try AuditLog(directory: directory, logger: logger)
       } catch {
@@ -138,9 +142,15 @@ final class AccessControl: Sendable {
     } else {
       audit = nil
     }
+    if mode > settings.mode {
+      log([
+        Self.modeRecord(
+          .denied, "keychaind.conf asks for \(settings.mode.rawValue); \(mode.rawValue) stays")
+      ])
+    }
   }
 
-  private static func code(of mode: AccessMode) -> Int {
+  static func code(of mode: AccessMode) -> Int {
     switch mode {
     case .off: 0
     case .audit: 1
@@ -164,8 +174,7 @@ final class AccessControl: Sendable {
     guard isOn else {
       throw DBusError(.failed, "access-control is off: turn it on in keychaind.conf and restart")
     }
-    currentMode.store(Self.code(of: .protect), ordering: .relaxed)
-    logger.notice("access-control is protect now")
+    try setMode(.protect)
     guard let saveMode else { return "" }
     return try saveMode(.protect)
   }
@@ -307,7 +316,7 @@ final class AccessControl: Sendable {
   // MARK: The audit log
 
   /// After `collections` were unlocked: the audit log's key is read from (or kept in) the
-  /// first of them that can give it, and records waiting for it are written.
+  /// first of them that can give it, and what was hashed before it is sealed.
   func collectionsUnlocked(_ collections: [String]) {
     guard let audit else { return }
     for collection in collections where collection != KeychainStore.sessionCollection {

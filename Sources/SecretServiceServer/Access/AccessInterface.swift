@@ -30,6 +30,8 @@ struct AccessInterface: DBusInterface {
     table.on(Methods.groupRemove, groupRemove)
     table.on(Methods.groupOf, groupOf)
     table.on(Methods.verifyAudit, verifyAudit)
+    table.on(Methods.mode, mode)
+    table.on(Methods.setMode, setMode)
   }
 
   func identify(_ request: MethodRequest) async throws -> (String, String, String) {
@@ -127,7 +129,12 @@ struct AccessInterface: DBusInterface {
       throw DBusError(
         .isLocked, "the audit log's key is in the store: unlock a collection first")
     }
-    return (verdict.problem == nil, verdict.problem ?? "", UInt64(verdict.good))
+    let unproven = verdict.unproven.map { "\($0.lowerBound)–\($0.upperBound)" }
+    let note =
+      unproven.isEmpty
+      ? ""
+      : "records \(unproven.joined(separator: ", ")) were written before the keyring was unlocked by a keychaind that stopped before it could seal them: they are in order, but no MAC vouches for their content"
+    return (verdict.problem == nil, verdict.problem ?? note, UInt64(verdict.good))
   }
 
   // MARK: Helpers
