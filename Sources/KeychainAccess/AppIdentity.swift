@@ -58,6 +58,18 @@ public struct AppIdentity: Sendable, Hashable, Codable {
     return AppIdentity(kind: .unknown, key: "", display: "\(who): \(why)", verified: false)
   }
 
+  /// The name a dialog calls it by; for an unknown one, without why (which the dialog gives in
+  /// full in a sentence of its own, `unknownReason`).
+  public var name: String {
+    kind == .unknown ? String(display.prefix { $0 != ":" }) : display
+  }
+
+  /// Why an unknown one could not be identified, as `unknown(pid:why:)` was told.
+  public var unknownReason: String? {
+    guard kind == .unknown, let colon = display.firstIndex(of: ":") else { return nil }
+    return String(display[display.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+  }
+
   /// Whether a decision about this application may be remembered ("Always allow", grants,
   /// ownership of what it creates).
   public var isRememberable: Bool { kind != .unknown && !key.isEmpty }

@@ -34,7 +34,7 @@ private struct BadCall: CustomStringConvertible {
     entries.dbusValue  // a{sv}: each value goes in a variant
   }
 
-  @Test(arguments: ServiceFixture.Depth.allCases)
+  @Test(.createsKeyringsProtectAsksAbout, arguments: ServiceFixture.Depth.allCases)
   func everyMethodRefusesBadInputByName(depth: ServiceFixture.Depth) async throws {
     let harness = try await ServiceFixture(depth)
     let service = ServiceFixture.service

@@ -15,7 +15,9 @@ import Testing
 
   /// Each change, made through the bus, is followed by at least one sync of the write-ahead log
   /// before its reply arrives.
-  @Test func everyAcknowledgedChangeIsSyncedBeforeItsReply() async throws {
+  @Test(.createsKeyringsProtectAsksAbout) func everyAcknowledgedChangeIsSyncedBeforeItsReply()
+    async throws
+  {
     let vfs = try FaultVFS()
     let daemon = try await DaemonProcess(environment: vfs.environment)
     let client = try await daemon.bus.connect()

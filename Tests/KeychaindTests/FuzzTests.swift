@@ -47,7 +47,9 @@ import Testing
       .dbusValue
   }
 
-  @Test func everyRandomCallIsAnsweredAndUnreachableDataSurvives() async throws {
+  @Test(.createsKeyringsProtectAsksAbout) func everyRandomCallIsAnsweredAndUnreachableDataSurvives()
+    async throws
+  {
     let environment = ProcessInfo.processInfo.environment
     let calls = environment["KEYCHAIN_FUZZ_CALLS"].flatMap(Int.init) ?? 2_000
     let seed = environment["KEYCHAIN_FUZZ_SEED"].flatMap(UInt64.init) ?? .random(in: 0...UInt64.max)

@@ -382,7 +382,7 @@ private struct ParityCall: Sendable {
     return calls
   }
 
-  @Test func badCallsGetGnomeKeyringsAnswers() async throws {
+  @Test(.createsKeyringsProtectAsksAbout) func badCallsGetGnomeKeyringsAnswers() async throws {
     let gnome = try await GnomeKeyring()
     let daemon = try await DaemonProcess(password: Prepared.password)
     let theirs = try await Prepared(bus: gnome.bus)
@@ -406,7 +406,8 @@ private struct ParityCall: Sendable {
 
   /// The differences README lists, as each provider answers them today: if either changes,
   /// the list must change with it.
-  @Test func theListedDifferencesAreWhatEachAnswers() async throws {
+  @Test(.createsKeyringsProtectAsksAbout) func theListedDifferencesAreWhatEachAnswers() async throws
+  {
     let gnome = try await GnomeKeyring()
     let daemon = try await DaemonProcess(password: Prepared.password)
     func answers(_ prepared: Prepared) async throws -> [String] {

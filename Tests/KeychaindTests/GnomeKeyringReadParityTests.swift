@@ -42,7 +42,8 @@ import Testing
     ]
   }
 
-  @Test func getSecretsSkipsLockedMissingAndDeletedItemsAsGnomeKeyringDoes() async throws {
+  @Test(.createsKeyringsProtectAsksAbout)
+  func getSecretsSkipsLockedMissingAndDeletedItemsAsGnomeKeyringDoes() async throws {
     let gnome = try await GnomeKeyring()
     let daemon = try await DaemonProcess(password: Prepared.password)
     let theirs = try await Self.answers(try await Prepared(bus: gnome.bus))

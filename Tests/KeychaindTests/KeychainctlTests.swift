@@ -136,7 +136,8 @@ import Testing
     #expect(try ctl(["status", "--json"]).stdout.contains("\"locked\" : false"))
   }
 
-  @Test func passwordsFromStandardInputNeedNoPrompt() async throws {
+  @Test(.createsKeyringsProtectAsksAbout) func passwordsFromStandardInputNeedNoPrompt() async throws
+  {
     // Prompting is off: create, unlock and passwd succeed without it.
     let daemon = try await DaemonProcess()
     try collectionsWithPasswordsFromStandardInput { arguments, stdin in
@@ -178,7 +179,9 @@ import Testing
     #expect(!(try ctl(["list"], "").stdout.contains("Vault")))
   }
 
-  @Test func collectionsAreCreatedMadeDefaultRekeyedAndDeleted() async throws {
+  @Test(.createsKeyringsProtectAsksAbout) func collectionsAreCreatedMadeDefaultRekeyedAndDeleted()
+    async throws
+  {
     // The new password for create (one dialog with its confirmation field); for passwd the
     // current one, then the new one.
     let pinentry = try ScriptedPinentry(answers: [.pin("work pw"), .pin("work pw"), .pin("new pw")])

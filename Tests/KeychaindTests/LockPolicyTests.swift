@@ -27,7 +27,9 @@ struct LockPolicyTests {
     #expect(try ControlSocketTests.collectionLocked(daemon, "Work") == false)
   }
 
-  @Test func aCollectionCanStayOpenThroughTheScreenLock() async throws {
+  @Test(.createsKeyringsProtectAsksAbout) func aCollectionCanStayOpenThroughTheScreenLock()
+    async throws
+  {
     let system = try PrivateBus()
     let fake = try SessionLockTests.fakeLogind(system)
     let daemon = try await DaemonProcess(
@@ -62,7 +64,8 @@ struct LockPolicyTests {
 
   /// GNOME Shell's screensaver signal on the session bus locks as logind's Lock does, with no
   /// logind at all, and the collections' policies apply to it too.
-  @Test func theDesktopsScreensaverLocksTheKeyring() async throws {
+  @Test(.createsKeyringsProtectAsksAbout) func theDesktopsScreensaverLocksTheKeyring() async throws
+  {
     let daemon = try await DaemonProcess(password: "pw")
     try Self.createWork(daemon)
     let set = try Self.keychainctl(daemon, ["lock-policy", "Work", "lock-on-screen-lock=no"])
@@ -86,7 +89,8 @@ struct LockPolicyTests {
     }
   }
 
-  @Test func aCollectionLocksAloneAfterMinutesUnusedAndKeepsItsPolicy() async throws {
+  @Test(.createsKeyringsProtectAsksAbout)
+  func aCollectionLocksAloneAfterMinutesUnusedAndKeepsItsPolicy() async throws {
     let daemon = try await DaemonProcess(
       password: "pw", environment: ["KEYCHAIND_TEST_MINUTE_SECONDS": "0.5"])
     try Self.createWork(daemon)

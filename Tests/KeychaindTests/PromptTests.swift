@@ -199,7 +199,7 @@ private let login = "/org/freedesktop/secrets/collection/login"
       }, "\(daemon.log)")
   }
 
-  @Test func gnomeKeyringMasterPasswordMethods() async throws {
+  @Test(.createsKeyringsProtectAsksAbout) func gnomeKeyringMasterPasswordMethods() async throws {
     let daemon = try await DaemonProcess()
     let output = try PromptClient(daemon, ["master"]).finish()
     #expect(output.contains("WRONG org.gnome.keyring.Error.Denied"), "\(output)")

@@ -18,3 +18,15 @@ extension Trait where Self == ConditionTrait {
       "it reads what another program stored, which protect asks the user about")
   }
 }
+
+extension Trait where Self == ConditionTrait {
+  /// The test creates keyrings with a password of its own choosing (gnome-keyring's
+  /// CreateWithMasterPassword, `keychainctl create`): `protect` asks the user about that, and
+  /// with no display refuses it. Not run with the suite in `protect`; `AccessWritePathTests`
+  /// checks the question itself.
+  static var createsKeyringsProtectAsksAbout: Self {
+    .disabled(
+      if: ProcessInfo.processInfo.environment["KEYCHAIN_TEST_ACCESS_CONTROL"] == "protect",
+      "it creates keyrings with a password of its own, which protect asks the user about")
+  }
+}

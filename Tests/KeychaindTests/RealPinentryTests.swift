@@ -12,46 +12,8 @@ private let tools = ["/usr/bin/pinentry-tty", "/usr/bin/tmux"]
 
 @Suite(.enabled(if: tools.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }))
 struct RealPinentryTests {
-  /// A tmux server of its own (its own socket), with one pane to be the terminal.
-  private final class Terminal {
-    let directory: TemporaryDirectory
-    var socket: String { directory.path + "/tmux" }
-
-    /// A pane running `command` (a shell command line).
-    init(running command: String = "sleep 600") throws {
-      directory = try TemporaryDirectory(prefix: "tmux")
-      try tmux(["new-session", "-d", "-s", "t", "-x", "160", "-y", "20", command])
-    }
-
-    deinit { _ = try? tmux(["kill-server"]) }
-
-    @discardableResult
-    func tmux(_ arguments: [String]) throws -> String {
-      let result = try runCommand("tmux", ["-S", socket] + arguments, timeout: .seconds(20))
-      guard result.status == 0 else { throw TestingError("tmux \(arguments): \(result.stderr)") }
-      return result.stdout
-    }
-
-    var tty: String {
-      get throws {
-        try tmux(["display", "-p", "-t", "t", "#{pane_tty}"]).trimmingCharacters(
-          in: .whitespacesAndNewlines)
-      }
-    }
-
-    /// Waits (a bound, not a speed check) until the screen shows `text`.
-    func waitFor(_ text: String) async throws -> String {
-      for _ in 0..<1500 {
-        let screen = try tmux(["capture-pane", "-p", "-t", "t"])
-        if screen.contains(text) { return screen }
-        try await Task.sleep(for: .milliseconds(20))
-      }
-      throw TestingError("the terminal never showed '\(text)'")
-    }
-  }
-
   @Test func aPasswordTypedIntoPinentryTTYUnlocks() async throws {
-    let terminal = try Terminal()
+    let terminal = try TmuxTerminal()
     let daemon = try await DaemonProcess(
       pinentry: "pinentry-tty", environment: ["GPG_TTY": try terminal.tty, "TERM": "xterm"])
     let login = "/org/freedesktop/secrets/collection/login"
@@ -79,7 +41,7 @@ struct RealPinentryTests {
         || $0.key == "PINENTRY"
     }
     .map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
-    let terminal = try Terminal(
+    let terminal = try TmuxTerminal(
       running: "env \(exports) \(Binaries.keychaind) --unlock 2>>\(home.path)/log; sleep 600")
     _ = try await terminal.waitFor("Password:")
     try terminal.tmux(["send-keys", "-t", "t", "typed at a tty", "Enter"])

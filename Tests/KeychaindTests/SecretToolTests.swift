@@ -35,7 +35,7 @@ import Testing
     #expect(daemon.isRunning)
   }
 
-  @Test func severalCollections() async throws {
+  @Test(.createsKeyringsProtectAsksAbout) func severalCollections() async throws {
     let daemon = try await DaemonProcess()
     // A second collection, made without a prompt through gnome-keyring's extension.
     let made = try PromptClient(daemon, ["master"]).finish()

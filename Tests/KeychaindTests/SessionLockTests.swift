@@ -163,7 +163,7 @@ struct SessionLockTests {
   }
 
   /// gnome-keyring's LockService, which desktops' "lock keyring" buttons call: every collection.
-  @Test func lockServiceLocksEveryCollection() async throws {
+  @Test(.createsKeyringsProtectAsksAbout) func lockServiceLocksEveryCollection() async throws {
     let daemon = try await DaemonProcess(password: "pw")
     let created = try daemon.run(
       KeychainctlTests.keychainctl, ["create", "Work", "--password-stdin"],

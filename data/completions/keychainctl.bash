@@ -660,13 +660,13 @@ _keychainctl_access() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    whoami|list|allow|revoke|group|learn)
+    whoami|list|allow|revoke|group|learn|mode)
         # Offer subcommand argument completions
         "_keychainctl_access_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'whoami list allow revoke group learn' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'whoami list allow revoke group learn mode' -- "${cur}"))
         ;;
     esac
 }
@@ -786,6 +786,14 @@ _keychainctl_access_learn() {
         return
         ;;
     esac
+}
+
+_keychainctl_access_mode() {
+    repeating_flags=()
+    non_repeating_flags=(--password-stdin -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __keychainctl_offer_flags_options 1
 }
 
 _keychainctl_audit() {

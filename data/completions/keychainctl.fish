@@ -101,6 +101,8 @@ function __keychainctl_parse_tokens -S
                 end
             case 'learn'
                 __keychainctl_parse_subcommand 0 'for=' 'status' 'apply' 'except=+' 'discard' 'dry-run' 'password-stdin' 'h/help'
+            case 'mode'
+                __keychainctl_parse_subcommand 1 'password-stdin' 'h/help'
             end
         case 'audit'
             __keychainctl_parse_subcommand 0 'h/help'
@@ -315,6 +317,7 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positio
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl access" -eq 1' -fa 'revoke' -d 'Take back an application\'s grants on items or collections; needs no password.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl access" -eq 1' -fa 'group' -d 'Share items between programs through named access groups.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl access" -eq 1' -fa 'learn' -d 'Turn the reads the audit log saw into grants, before access-control = protect.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl access" -eq 1' -fa 'mode' -d 'Show or change the access-control mode (off, audit, protect).'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl access whoami" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl access list" json' -l 'json' -d 'Print JSON.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl access list" h help' -s 'h' -l 'help' -d 'Show help information.'
@@ -339,6 +342,8 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_o
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl access learn" dry-run' -l 'dry-run' -d 'Only list the grants that would be made.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl access learn" password-stdin' -l 'password-stdin' -d 'Read the password from standard input (typed without echo at a terminal) instead of the provider\'s prompt; for scripts and machines with nobody to answer a prompt.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl access learn" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl access mode" password-stdin' -l 'password-stdin' -d 'Read the password from standard input (typed without echo at a terminal) instead of the provider\'s prompt; for scripts and machines with nobody to answer a prompt.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl access mode" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl audit" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl audit" -eq 1' -fa 'show' -d 'Show the records.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl audit" -eq 1' -fa 'verify' -d 'Check that no record was changed, removed or reordered; exits 1 if one was.'

@@ -33,7 +33,7 @@ extension AccessControl {
     guard !pending.isEmpty else { return true }
     let labels = pending.map { (try? store.itemInfo($0).label) ?? "an item" }
     let question = AccessQuestion(
-      app: caller.identity.display, identification: Self.identification(caller.identity),
+      app: caller.identity.name, identification: Self.identification(caller.identity),
       labels: labels, canRemember: caller.identity.isRememberable, changed: changed,
       forSession: caller.identity.isSessionBound)
     let choice: AccessChoice
@@ -90,7 +90,9 @@ extension AccessControl {
     case .via where identity.isSessionBound:
       "It was run in a terminal or login, and is told apart from the same tool in any other."
     case .via: "It is identified by the program that ran it."
-    case .unknown: "It could not be identified."
+    case .unknown:
+      identity.unknownReason.map { "It could not be identified: \($0)." }
+        ?? "It could not be identified."
     }
   }
 }

@@ -28,7 +28,7 @@ extension StoreView {
       )
     }
     return ChangeQuestion(
-      app: caller.identity.display,
+      app: caller.identity.name,
       identification: AccessControl.identification(caller.identity), change: change,
       consequence: consequence)
   }
