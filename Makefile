@@ -118,7 +118,7 @@ deb:
 	rm -rf .build/deb
 	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR="$(CURDIR)/$(DEB_ROOT)"
 	mkdir -p "$(DEB_ROOT)/DEBIAN" .build/deb/debian
-	install -m755 data/deb/preinst data/deb/postrm "$(DEB_ROOT)/DEBIAN/"
+	install -m755 data/deb/preinst data/deb/prerm data/deb/postrm "$(DEB_ROOT)/DEBIAN/"
 	# dpkg-shlibdeps names the libraries' packages; it wants a debian/control to stand in.
 	printf 'Source: keychaind\n\nPackage: keychaind\nArchitecture: any\n' > .build/deb/debian/control
 	cd .build/deb && dpkg-shlibdeps -O -e debian/keychaind/usr/bin/keychaind \

@@ -35,6 +35,8 @@ public struct AuditRecord: Codable, Sendable, Equatable {
     case denied
     /// The caller has no local display, so nobody could be asked.
     case noDisplay = "no-display"
+    /// No dialog could be shown (no pinentry, or one that failed): nobody was asked.
+    case noDialog = "no-dialog"
     /// `audit` mode: allowed, but `protect` would have asked.
     case wouldAsk = "would-ask"
     /// Nothing to decide: the caller's own action on the access rules, or an unowned item
@@ -194,5 +196,7 @@ public struct AuditRecord: Codable, Sendable, Equatable {
     AppIdentity(kind: .system, key: "keychaind", display: "keychaind", verified: true), pid: nil)
 
   /// Whether the record shows something the user did not plainly allow.
-  public var isRefusal: Bool { decision == .denied || decision == .noDisplay }
+  public var isRefusal: Bool {
+    decision == .denied || decision == .noDisplay || decision == .noDialog
+  }
 }

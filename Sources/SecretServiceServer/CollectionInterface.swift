@@ -63,7 +63,10 @@ struct CollectionInterface: DBusInterface {
     let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
     let contentType = secret.contentType.isEmpty ? "text/plain" : secret.contentType
     let group = try view.takeAccessGroup(from: &attributes, in: name)
-    let (owner, allowed) = (group.map { ItemOwner(key: $0) } ?? view.creator, view.mayReplace)
+    // The caller's own group is the caller, pinned to its content; a named group has no pin.
+    let creator = view.creator
+    let named = group.flatMap { $0 == creator?.key ? nil : ItemOwner(key: $0) }
+    let (owner, allowed) = (named ?? creator, view.mayReplace)
     let mayReplace: @Sendable (ItemID) -> Bool = { item in
       guard allowed(item) else {
         view.refusedReplace(of: item)
@@ -161,6 +164,7 @@ struct ItemInterface: DBusInterface {
   func getSecret(_ request: MethodRequest, session: ObjectPath) async throws -> Secret {
     let view = StoreView(request, state: state)
     let cipher = try state.sessions.cipher(session, caller: request.caller)
+    await view.askBeforeReading([item])
     try view.requireUnlocked(item, for: .read, else: SecretServiceError.Locked.getSecret)
     let (secret, contentType) = try view.secret(of: item)
     let (parameters, value) = try cipher.encrypt(secret)

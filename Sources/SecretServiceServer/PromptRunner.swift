@@ -112,7 +112,13 @@ final class PromptRunner: Sendable {
       let locked = collections.filter { store.isLocked($0) }
       var outcome = PromptOutcome(dismissed: false, result: objects.dbusValue)
       guard !locked.isEmpty || access != nil else { return outcome }
-      let dialog = try handle.open(pinentry, logger: logger)
+      let dialog: PasswordDialog
+      do {
+        dialog = try handle.open(pinentry, logger: logger)
+      } catch {
+        if let access { self.access.noDialog(access) }
+        throw error
+      }
       defer { dialog.close() }
       for collection in locked {
         let label = (try? store.collection(collection).label) ?? collection

@@ -96,6 +96,8 @@ struct ServiceInterface: DBusInterface {
     var secrets: [ObjectPath: Secret] = [:]
     var bytes = 0
     var used = Set<String>()
+    await view.askBeforeReading(
+      items.compactMap { path in SecretPath(path).flatMap { try? view.itemID(at: $0) } })
     defer {
       if !used.isEmpty { view.noteUse(used) }
       if bytes >= MemoryRelease.largeSecret { view.noteLargeAnswer() }

@@ -131,7 +131,9 @@ struct StoreView: Sendable {
     guard state.access.enforces, let caller, !state.access.allows(caller, item, in: store) else {
       return
     }
-    note(operation, .denied, item)
+    if !wasAskedBeforeReading(item) {
+      note(operation, caller.hasDisplay ? .denied : .noDisplay, item)
+    }
     throw error
   }
 

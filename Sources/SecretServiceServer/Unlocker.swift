@@ -46,8 +46,9 @@ public struct Unlocker: Sendable {
   }
 
   /// Opens the login collection with `password`, or creates it with that password (as
-  /// gnome-keyring's login unlock does), points `default` at it if no alias does, and runs
-  /// the password hook: `keychaind --unlock` and PAM's login unlock.
+  /// gnome-keyring's login unlock does), points `default` at it if no alias does, runs the
+  /// password hook, and opens a default collection by another name that the same password
+  /// opens: `keychaind --unlock` and PAM's login unlock.
   public func openLogin(with password: SecureBytes, route: String) throws -> Outcome {
     let login = KeychainStore.loginCollection
     var outcome: Outcome
@@ -64,6 +65,15 @@ public struct Unlocker: Sendable {
       try store.setAlias("default", to: login)
     }
     if let hook { outcome.hooked = hook(password) }
+    // A default keyring made by another name (a first store before any login made `login`)
+    // opens too when its password is the login password: else its dialog comes back at every
+    // login.
+    if let other = try store.alias("default"), other != login, store.isLocked(other),
+      (try? store.unlock(other, password: password)) != nil
+    {
+      logger.info("unlocked the default collection \(other) with the login password too")
+      outcome.hooked.unlockedCollections.append(other)
+    }
     return outcome
   }
 

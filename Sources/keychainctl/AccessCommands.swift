@@ -44,6 +44,7 @@ struct AccessCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "list", abstract: "List grants and item owners of unlocked collections.")
     @Flag(help: "Print JSON.") var json = false
+    @Flag(help: "Name items and collections by object path instead of by label.") var paths = false
 
     func run() async throws {
       let listing = try await connectedClient().accessListing()
@@ -53,23 +54,29 @@ struct AccessCommand: AsyncParsableCommand {
         print(String(decoding: try encoder.encode(listing), as: UTF8.self))
         return
       }
+      let names = await ObjectNames(asPaths: paths)
       print("mode: \(listing.mode)")
       print("grants:")
       if listing.grants.isEmpty { print("  none") }
       for grant in listing.grants {
-        let scope =
-          grant.item ?? grant.group.map { "every item of \(grant.collection) in \($0)" }
-          ?? "every item of \(grant.collection)"
+        let collection = names.collection(grant.collection)
+        var scope = "every item of \(collection)"
+        if let item = grant.item {
+          scope = await names.name(of: item)
+        } else if let group = grant.group {
+          scope = "every item of \(collection) in \(group)"
+        }
         let date = Date(timeIntervalSince1970: TimeInterval(grant.created))
         print("  \(grant.app) may read \(scope) (by \(grant.source), \(date.formatted(.iso8601)))")
       }
       print("owners:")
       for owner in listing.owners {
-        print("  \(owner.app): \(owner.items) item(s) of \(owner.collection)")
+        print("  \(owner.app): \(owner.items) item(s) of \(names.collection(owner.collection))")
       }
       for (collection, count) in listing.unowned.sorted(by: { $0.key < $1.key }) {
         print(
-          "  nobody: \(count) item(s) of \(collection) (stored before access control, or imported)")
+          "  nobody: \(count) item(s) of \(names.collection(collection)) (stored before access control, or imported)"
+        )
       }
       if !listing.locked.isEmpty {
         print("locked, not shown: \(listing.locked.joined(separator: ", "))")

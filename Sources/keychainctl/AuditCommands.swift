@@ -87,37 +87,51 @@ struct AuditCommand: AsyncParsableCommand {
 
   struct Summary: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "List which application read which items, most recent first.")
+      abstract: "One line per application: which items it read, most recent first.")
     @OptionGroup var filter: Filter
     @Flag(help: "Print JSON.") var json = false
+    @Flag(help: "Name items by object path instead of by label.") var paths = false
+
+    /// What one application did, over the records shown.
+    struct Row {
+      var display: String
+      var key: String
+      var last: AuditRecord
+      var reads = 0
+      var refused = 0
+      var items: [String] = []
+    }
 
     func run() async throws {
-      var latest: [String: (record: AuditRecord, reads: Int, refused: Int)] = [:]
+      var rows: [String: Row] = [:]
       for record in try filter.records() where record.op == .read {
-        let key =
-          (record.app.key.isEmpty ? record.app.display : record.app.key) + " "
-          + (record.item ?? "")
-        var entry = latest[key] ?? (record, 0, 0)
-        entry.record = record
-        if record.isRefusal { entry.refused += 1 } else { entry.reads += 1 }
-        latest[key] = entry
+        // Programs that could not be identified are one line: each run would be one of its own.
+        let key = record.app.key.isEmpty ? "unknown" : record.app.key
+        let display = record.app.key.isEmpty ? "unidentified programs" : record.app.display
+        var row = rows[key] ?? Row(display: display, key: record.app.key, last: record)
+        row.last = record
+        if record.isRefusal { row.refused += 1 } else { row.reads += 1 }
+        if let item = record.item, !row.items.contains(item) { row.items.append(item) }
+        rows[key] = row
       }
-      let rows = latest.values.sorted { $0.record.time > $1.record.time }
+      let sorted = rows.values.sorted { $0.last.time > $1.last.time }
+      let names = await ObjectNames(asPaths: paths || json)
       if json {
         try printJSON(
-          rows.map {
+          sorted.map {
             [
-              "app": $0.record.app.key, "display": $0.record.app.display,
-              "item": $0.record.item ?? "", "reads": $0.reads, "refused": $0.refused,
-              "last": $0.record.date.formatted(.iso8601),
+              "app": $0.key, "display": $0.display, "items": $0.items, "reads": $0.reads,
+              "refused": $0.refused, "last": $0.last.date.formatted(.iso8601),
             ] as [String: Any]
           })
         return
       }
-      for row in rows {
+      for row in sorted {
+        var named: [String] = []
+        for item in row.items { named.append(await names.name(of: item)) }
         let refused = row.refused > 0 ? ", \(row.refused) refused" : ""
         print(
-          "\(row.record.date.formatted(.iso8601)) \(row.record.app.display) read \(row.record.item ?? "-") \(row.reads) time(s)\(refused)"
+          "\(row.display): \(row.reads) read(s) of \(row.items.count) item(s)\(refused), last \(row.last.date.formatted(.iso8601)): \(named.joined(separator: ", "))"
         )
       }
     }

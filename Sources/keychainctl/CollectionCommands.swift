@@ -68,7 +68,10 @@ struct Status: AsyncParsableCommand {
           "name": name?.rawValue ?? "", "pid": pid.map { Int($0) } ?? 0, "program": program ?? "",
         ],
         "collections": collections.map {
-          ["path": $0.path.rawValue, "locked": $0.isLocked, "items": $0.itemCount]
+          [
+            "path": $0.path.rawValue, "label": $0.label, "locked": $0.isLocked,
+            "items": $0.itemCount,
+          ]
         },
         "items": items,
       ]
@@ -85,7 +88,13 @@ struct Status: AsyncParsableCommand {
     print(
       "provider: \(program ?? "unknown") (pid \(pid.map(String.init) ?? "?"), \(name?.rawValue ?? "?"))"
     )
+    let defaultPath = try? await client.readAlias("default")
     print("collections: \(collections.count), \(collections.filter(\.isLocked).count) locked")
+    for collection in collections {
+      let state = collection.isLocked ? "locked" : "unlocked"
+      let mark = collection.path == defaultPath ? " (default)" : ""
+      print("  “\(collection.label)”\(mark): \(state), \(collection.itemCount) item(s)")
+    }
     print("items: \(items)")
     for source in sources {
       let waiting = source.count("pending") + source.count("imported")

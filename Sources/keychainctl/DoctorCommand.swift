@@ -17,10 +17,12 @@ struct Doctor: AsyncParsableCommand {
     discussion: """
       Checks, changing nothing: which program owns org.freedesktop.secrets; whether the control \
       socket pam_gnome_keyring.so talks to ($XDG_RUNTIME_DIR/keyring/control) answers, and \
-      which program behind it; which PAM files load pam_gnome_keyring.so, in which stages; \
+      which program behind it; which login programs' PAM stacks (display managers, login, \
+      sshd; includes followed) load pam_gnome_keyring.so in their auth and session stages; \
       whether the login collection is unlocked now, and whether it was unlocked at this boot \
-      and by which route; whether gnome-keyring's secrets component is still set to start with \
-      the desktop; which program serves KDE programs on org.kde.kwalletd5 and kwalletd6; \
+      and by which route; whether the default keyring is the one login unlocks; the access \
+      control mode, items no program owns and programs refused this week; whether \
+      gnome-keyring's secrets component is still set to start with this desktop; which program serves KDE programs on org.kde.kwalletd5 and kwalletd6; \
       whether each Flatpak app's own keyring (~/.var/app/APP/data/keyrings/default.keyring) \
       opens with the key the secret portal now hands it. Exit codes: 0 nothing stands in the \
       way; 1 \
@@ -48,6 +50,8 @@ struct Doctor: AsyncParsableCommand {
     findings.append(pam())
     findings.append(await loginState())
     findings.append(await loginRoute())
+    findings.append(await defaultKeyring())
+    findings.append(await accessControl())
     findings.append(autostart(environment))
     findings.append(await kde(environment))
     findings.append(await flatpakKeyrings(environment))
@@ -126,50 +130,6 @@ struct Doctor: AsyncParsableCommand {
     }
   }
 
-  private func pam() -> Finding {
-    let check = "PAM"
-    let files = ((try? FileManager.default.contentsOfDirectory(atPath: pamDirectory)) ?? [])
-      .sorted()
-    // Either route: pam_gnome_keyring.so, or pam_exec.so running `keychainctl pam-unlock`.
-    var modules: [String] = []
-    var exec: [String] = []
-    for file in files {
-      guard
-        let text = try? String(contentsOfFile: pamDirectory + "/" + file, encoding: .utf8)
-      else { continue }
-      let lines = text.split(separator: "\n").filter {
-        !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#")
-      }
-      let stages = lines.filter { $0.contains("pam_gnome_keyring") }.compactMap {
-        $0.split(whereSeparator: \.isWhitespace).first.map {
-          String($0).trimmingCharacters(in: CharacterSet(charactersIn: "-"))
-        }
-      }
-      if !stages.isEmpty {
-        modules.append("\(file) (\(Set(stages).sorted().joined(separator: ", ")))")
-      }
-      if lines.contains(where: { $0.contains("pam_exec") && $0.contains("pam-unlock") }) {
-        exec.append(file)
-      }
-    }
-    var found: [String] = []
-    if !modules.isEmpty {
-      found.append("pam_gnome_keyring.so in " + modules.joined(separator: "; "))
-    }
-    if !exec.isEmpty {
-      found.append("pam_exec.so with keychainctl pam-unlock in " + exec.joined(separator: ", "))
-    }
-    guard !found.isEmpty else {
-      return Finding(
-        check: check, level: .problem,
-        detail: "no file in \(pamDirectory) loads pam_gnome_keyring.so or keychainctl pam-unlock",
-        advice:
-          "install libpam-gnome-keyring (Debian adds it to the display managers' stacks), or add the pam_exec line of keychainctl(1)"
-      )
-    }
-    return Finding(check: check, level: .ok, detail: found.joined(separator: "; "))
-  }
-
   private func loginState() async -> Finding {
     let check = "login collection"
     guard let client = try? await SecretServiceClient.connect(),
@@ -219,9 +179,10 @@ struct Doctor: AsyncParsableCommand {
     let check = "gnome-keyring at session start"
     let entry = "gnome-keyring-secrets.desktop"
     let home = environment["HOME"] ?? NSHomeDirectory()
-    let user =
+    let userDirectory =
       (environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config")
-      + "/autostart/" + entry
+      + "/autostart"
+    let user = userDirectory + "/" + entry
     let system = (environment["XDG_CONFIG_DIRS"] ?? "/etc/xdg").split(separator: ":").map {
       $0 + "/autostart/" + entry
     }.first { FileManager.default.fileExists(atPath: $0) }
@@ -230,8 +191,29 @@ struct Doctor: AsyncParsableCommand {
     guard let system, !hidden else {
       return Finding(check: check, level: .ok, detail: "its secrets component does not autostart")
     }
+    // The entry names the desktops it starts in (OnlyShowIn=GNOME;Unity;MATE;): KDE's is not.
+    let desktops = (environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map(String.init)
+    let text = (try? String(contentsOfFile: system, encoding: .utf8)) ?? ""
+    if !desktops.isEmpty, !Self.startsIn(desktops, entry: text) {
+      return Finding(
+        check: check, level: .ok,
+        detail: "\(system) does not start in \(desktops.joined(separator: ":"))")
+    }
     return Finding(
       check: check, level: .warning, detail: "\(system) starts gnome-keyring's secrets component",
-      advice: "printf '[Desktop Entry]\\nHidden=true\\n' > \(user)")
+      advice: "mkdir -p \(userDirectory) && printf '[Desktop Entry]\\nHidden=true\\n' > \(user)")
+  }
+
+  /// Whether a desktop entry starts in `desktops` (XDG_CURRENT_DESKTOP's), by its OnlyShowIn
+  /// and NotShowIn keys.
+  static func startsIn(_ desktops: [String], entry: String) -> Bool {
+    func list(_ key: String) -> [String]? {
+      entry.split(separator: "\n").first { $0.hasPrefix(key + "=") }.map {
+        $0.dropFirst(key.count + 1).split(separator: ";").map(String.init)
+      }
+    }
+    if let only = list("OnlyShowIn"), !only.contains(where: desktops.contains) { return false }
+    if let not = list("NotShowIn"), not.contains(where: desktops.contains) { return false }
+    return true
   }
 }

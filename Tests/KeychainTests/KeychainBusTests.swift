@@ -157,7 +157,7 @@ extension KeychainAPITests {
       // Another program is not a member: the item is locked for it (no display, no dialog).
       #expect(try lookup().isEmpty)
       let listed = try keychainctl(["access", "list"]).stdout
-      #expect(listed.contains("every item of login in group:shared"), "\(listed)")
+      #expect(listed.contains("every item of “Login” in group:shared"), "\(listed)")
       #expect(
         try keychainctl(
           ["access", "group", "add", "shared", "--app", secretTool, "login"], password: true

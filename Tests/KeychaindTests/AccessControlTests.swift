@@ -239,7 +239,11 @@ import Testing
     #expect(intact.status == 0, "\(intact.stderr)")
     #expect(intact.stdout.contains("audit log intact"))
     let summary = try setup.keychainctl(["audit", "summary"])
-    #expect(summary.stdout.contains("st2 (at \(setup.copy)) read"), "\(summary.stdout)")
+    // One line per program, items by label.
+    #expect(
+      summary.stdout.contains("st2 (at \(setup.copy)): 1 read(s) of 1 item(s)"), "\(summary.stdout)"
+    )
+    #expect(summary.stdout.contains("“Unmistakable Label” in “Login”"), "\(summary.stdout)")
     let shown = try setup.keychainctl(["audit", "--json", "--app", "exe:\(setup.copy)"])
     #expect(shown.stdout.contains("\"decision\":\"allowed-once\""), "\(shown.stdout)")
     // Nothing under the state and data directories shows the secret, the label or the

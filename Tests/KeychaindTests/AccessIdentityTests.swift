@@ -145,7 +145,7 @@ import Testing
       "bwrap", sandboxed + ["secret-tool", "lookup", "service", "mail"],
       environment: AccessControlTests.display)
     #expect(own.stdout == "app-secret", "\(own.stderr)")
-    #expect(setup.pinentry.confirmations == 0)
+    #expect(setup.pinentry.confirmations == 0, "\(setup.pinentry.log)\n\(setup.daemon.log)")
     #expect(try setup.lookup(by: "secret-tool").stdout == "app-secret")
     #expect(setup.pinentry.confirmations == 1)
     let records = try await setup.audit { $0.count >= 3 }

@@ -32,7 +32,7 @@ struct DoctorTests {
     #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     for line in [
       "ok: Secret Service provider: keychaind", "ok: login unlock socket:",
-      "ok: PAM: pam_gnome_keyring.so in gdm-password (auth, session); pam_exec.so with keychainctl pam-unlock in lightdm",
+      "ok: PAM: login unlocks it through gdm-password, lightdm (auth only in lightdm: keychaind must be running or socket-activated)",
       "ok: login collection: unlocked", "ok: gnome-keyring at session start:",
       "ok: KDE programs (KWallet): keychaind serves KWallet on org.kde.kwalletd5, org.kde.kwalletd6",
       // (Unlocked by the test's `keychaind --unlock`, not by a PAM stack.)
@@ -40,6 +40,26 @@ struct DoctorTests {
     ] {
       #expect(result.stdout.contains(line), "no \(line) in \(result.stdout)")
     }
+  }
+
+  /// Debian's libpam-gnome-keyring on a machine with no display manager puts the module in
+  /// common-password only: `passwd` re-keys the keyring, but no login unlocks it.
+  @Test func aModuleOnlyInThePasswordStackIsAProblem() async throws {
+    let daemon = try await DaemonProcess(password: "pw")
+    let pam = daemon.home.path + "/pam.d"
+    try FileManager.default.createDirectory(atPath: pam, withIntermediateDirectories: true)
+    try "password optional pam_gnome_keyring.so\n".write(
+      toFile: pam + "/common-password", atomically: true, encoding: .utf8)
+    try "auth [success=1 default=ignore] pam_unix.so nullok\n".write(
+      toFile: pam + "/common-auth", atomically: true, encoding: .utf8)
+    try "@include common-auth\n@include common-password\nsession required pam_env.so\n".write(
+      toFile: pam + "/login", atomically: true, encoding: .utf8)
+    let result = try Self.doctor(daemon.environment, pam: pam)
+    #expect(result.status == 1, "\(result.stdout)")
+    #expect(
+      result.stdout.contains(
+        "problem: PAM: no login program's auth stage loads pam_gnome_keyring.so or keychainctl pam-unlock (login); common-password does, which only re-keys it on passwd"
+      ), "\(result.stdout)")
   }
 
   @Test func kwalletTurnedOffInKwalletrcIsAProblem() async throws {
@@ -66,8 +86,8 @@ struct DoctorTests {
     for line in [
       "problem: Secret Service provider: /usr/bin/gnome-keyring-daemon",
       "is answered by /usr/bin/gnome-keyring-daemon",
-      "problem: PAM: no file in \(pam) loads pam_gnome_keyring.so or keychainctl pam-unlock",
-      "→ install libpam-gnome-keyring",
+      "problem: PAM: \(pam) has no login program's stack",
+      "→ add `auth optional pam_gnome_keyring.so`",
     ] {
       #expect(result.stdout.contains(line), "no \(line) in \(result.stdout)")
     }

@@ -13,7 +13,6 @@ import Testing
 @Suite struct KWalletParityTests {
   /// The steps whose outputs differ on purpose, and why.
   static let deliberate: [String: String] = [
-    "wallets": "keychaind lists every collection's label, and the default wallet's name",
     "removeFolder": "removing a folder deletes its entries, which also sends folderUpdated",
     "openPath": "keychaind opens no .kwl file at a path (it imports them): -1 at once",
   ]

@@ -39,14 +39,20 @@ extension ServiceFixture {
     let fixture = try await ServiceFixture(depth, kwallet: true)
     #expect(try await fixture.kwallet(Methods.isEnabled) == true)
     #expect(try await fixture.kwallet(Methods.networkWallet) == "kdewallet")
-    #expect(try await fixture.kwallet(Methods.wallets) == ["Login", "kdewallet"])
+    // One keyring, one wallet: the default collection by the default wallet's name only.
+    #expect(try await fixture.kwallet(Methods.wallets) == ["kdewallet"])
     let handle = try await fixture.openKDEWallet()
     #expect(handle > 0)
     // The same caller and application opening again gets the same handle.
     #expect(try await fixture.openKDEWallet() == handle)
 
-    #expect(try await fixture.kwallet(Methods.createFolder, handle, "Passwords", "app") == true)
+    // Every wallet has kwalletd's two folders, as a new one of kwalletd's does.
+    #expect(
+      try await fixture.kwallet(Methods.folderList, handle, "app") == ["Form Data", "Passwords"])
     #expect(try await fixture.kwallet(Methods.createFolder, handle, "Passwords", "app") == false)
+    #expect(try await fixture.kwallet(Methods.removeFolder, handle, "Form Data", "app") == true)
+    #expect(try await fixture.kwallet(Methods.createFolder, handle, "Mine", "app") == true)
+    #expect(try await fixture.kwallet(Methods.removeFolder, handle, "Mine", "app") == true)
     #expect(
       try await fixture.kwallet(
         Methods.writePassword, handle, "Passwords", "github", "hünter2", "app")
@@ -81,7 +87,7 @@ extension ServiceFixture {
     #expect(try await fixture.kwallet(Methods.entryType, handle, "Passwords", "none", "app") == 0)
     #expect(
       try await fixture.kwallet(Methods.folderList, handle, "app")
-        == ["Network Management", "Passwords"])
+        == ["Network Management", "Passwords"])  // Form Data was removed above
     #expect(
       try await fixture.kwallet(Methods.entryList, handle, "Passwords", "app") == [
         "blob", "github",
@@ -187,12 +193,16 @@ extension ServiceFixture {
       ])
     await fixture.settle()
     #expect(try await fixture.kwallet(Methods.entryList, handle, "F", "app") == [])
-    #expect(try await fixture.kwallet(Methods.folderList, handle, "app") == ["G"])
+    #expect(
+      try await fixture.kwallet(Methods.folderList, handle, "app") == [
+        "Form Data", "G", "Passwords",
+      ])
     #expect(try await fixture.kwallet(Methods.entryList, handle, "G", "app") == ["new"])
     #expect(try await fixture.kwallet(Methods.entryType, handle, "G", "new", "app") == 3)
     _ = try await fixture.call(path, SecretService.itemInterface, "Delete")
     await fixture.settle()
-    #expect(try await fixture.kwallet(Methods.folderList, handle, "app") == [])
+    #expect(
+      try await fixture.kwallet(Methods.folderList, handle, "app") == ["Form Data", "Passwords"])
   }
 
   @Test(arguments: ServiceFixture.Depth.allCases)

@@ -681,7 +681,7 @@ _keychainctl_access_whoami() {
 
 _keychainctl_access_list() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --paths -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 0
@@ -847,7 +847,7 @@ _keychainctl_audit_verify() {
 
 _keychainctl_audit_summary() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --paths -h --help)
     repeating_options=()
     non_repeating_options=(--since --app)
     __keychainctl_offer_flags_options 0

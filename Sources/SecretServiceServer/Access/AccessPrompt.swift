@@ -41,7 +41,8 @@ extension AccessControl {
       choice = try dialog.askAccess(question)
     } catch {
       logger.notice("access dialog failed: \(error)")
-      choice = .deny
+      noDialog(AccessAsk(caller: caller, items: pending))
+      return false
     }
     var records: [AuditRecord] = []
     func record(_ op: AuditRecord.Operation, _ decision: AuditRecord.Decision, _ item: ItemID) {
@@ -78,6 +79,17 @@ extension AccessControl {
       for item in pending { record(.read, .denied, item) }
       return false
     }
+  }
+
+  /// No dialog could be shown for `ask`: its items are refused, and recorded as such (nobody
+  /// was asked, so nobody denied them).
+  func noDialog(_ ask: AccessAsk) {
+    log(
+      ask.items.map {
+        AuditRecord(
+          op: .read, decision: .noDialog, app: ask.caller.auditApp,
+          sender: ask.caller.sender.rawValue, item: Resolver.path(of: $0).rawValue)
+      })
   }
 
   /// How an identity was established, for the dialog.

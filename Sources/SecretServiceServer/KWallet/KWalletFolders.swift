@@ -22,10 +22,17 @@ struct KWalletFolders {
 
   // MARK: Reads
 
+  /// Every item matching `attributes` in this (unlocked) wallet, whether or not the caller may
+  /// read it: names are shown to every program, as the Secret Service's are; reading asks.
+  private func listed(_ attributes: [String: String]) throws -> [ItemID] {
+    let (readable, locked) = try view.search(attributes, in: collection)
+    return readable + locked
+  }
+
   /// Every folder: those entries give, and those created empty.
   func folders() throws -> [String] {
     var folders = sessions.emptyFolders(in: collection)
-    for item in try view.search([:], in: collection).readable {
+    for item in try listed([:]) {
       if let folder = try names.names(of: item, view)?.folder { folders.insert(folder) }
     }
     return Self.qtOrder(folders)
@@ -33,14 +40,26 @@ struct KWalletFolders {
 
   /// Whether `folder` exists (holds an entry, or was created empty).
   func hasFolder(_ folder: String) throws -> Bool {
-    try !view.search([Entry.folderAttribute: folder], in: collection).readable.isEmpty
+    try !listed([Entry.folderAttribute: folder]).isEmpty
       || sessions.emptyFolders(in: collection).contains(folder)
   }
 
   /// The keys of `folder`.
   func keys(in folder: String) throws -> [String] {
-    let items = try view.search([Entry.folderAttribute: folder], in: collection).readable
+    let items = try listed([Entry.folderAttribute: folder])
     return Self.qtOrder(try items.compactMap { try names.names(of: $0, view)?.key })
+  }
+
+  /// Before a read of `folder` (its `key`, when one is named): asks about the entries the
+  /// caller may not read yet (see `StoreView.askBeforeReading`), then notes those still
+  /// refused; the read then gives what the caller may read.
+  func askToRead(_ folder: String, key: String? = nil) async throws {
+    var attributes = [Entry.folderAttribute: folder]
+    if let key { attributes[Entry.keyAttribute] = key }
+    let locked = try view.search(attributes, in: collection).locked
+    guard !locked.isEmpty else { return }
+    await view.askBeforeReading(locked)
+    view.noteRefusedReads(locked)
   }
 
   /// The entry at `folder`/`key`, and the item holding it; nil when there is none or its
@@ -54,9 +73,7 @@ struct KWalletFolders {
   /// The kind of the entry at `folder`/`key` (`unknown` when there is none), read from its
   /// attributes alone.
   func entryType(_ folder: String, _ key: String) throws -> KWallet.EntryType {
-    let items = try view.search(
-      [Entry.folderAttribute: folder, Entry.keyAttribute: key], in: collection
-    ).readable
+    let items = try listed([Entry.folderAttribute: folder, Entry.keyAttribute: key])
     // One item, as nearly always: its remembered type; several: the one a read would take.
     if items.count == 1, let names = try names.names(of: items[0], view) {
       return Entry.entryType(typeAttribute: names.type)

@@ -124,7 +124,8 @@ extension KWalletObject {
     _ request: MethodRequest, handle: Int32, folder: String, key: String, appid: String
   ) async -> [UInt8] {
     await withWallet(request, handle, appid, failure: []) { wallet, _ in
-      try wallet.entry(folder, key)?.wireValue ?? []
+      try await wallet.askToRead(folder, key: key)
+      return try wallet.entry(folder, key)?.wireValue ?? []
     }
   }
 
@@ -133,6 +134,7 @@ extension KWalletObject {
     _ request: MethodRequest, handle: Int32, folder: String, key: String, appid: String
   ) async -> [UInt8] {
     await withWallet(request, handle, appid, failure: []) { wallet, _ in
+      try await wallet.askToRead(folder, key: key)
       guard case .map(let map)? = try wallet.entry(folder, key) else { return [] }
       return QDataStream.encode(map)
     }
@@ -143,6 +145,7 @@ extension KWalletObject {
     _ request: MethodRequest, handle: Int32, folder: String, key: String, appid: String
   ) async -> String {
     await withWallet(request, handle, appid, failure: "") { wallet, _ in
+      try await wallet.askToRead(folder, key: key)
       guard case .password(let text)? = try wallet.entry(folder, key) else { return "" }
       return text
     }
@@ -211,6 +214,7 @@ extension KWalletObject {
   ) async -> [String: DBusValue] {
     let matcher = pattern.map(WildcardPattern.init)
     return await withWallet(request, handle, appid, failure: [:]) { wallet, _ in
+      try await wallet.askToRead(folder)
       var out: [String: DBusValue] = [:]
       for (key, entry) in try wallet.entries(in: folder, matching: { matcher?.matches($0) ?? true })
       {

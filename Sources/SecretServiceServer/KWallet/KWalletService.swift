@@ -57,13 +57,19 @@ final class KWalletService: Sendable {
     return settings.isDefault(wallet) ? try view.alias("default") : nil
   }
 
-  /// Every wallet name: the collections' labels, and the default names when there is a
-  /// default collection, in Qt's order.
+  /// Every wallet name, one per collection: the default collection by the default names
+  /// (kwalletrc's, `kdewallet` unless configured), any other by its label; in Qt's order. A
+  /// KDE user sees one wallet for one keyring, whatever its label ("Login"); opening it by that
+  /// label still works.
   func walletNames(_ view: StoreView) throws -> [String] {
-    var names = Set(try view.collections().filter { !$0.isInMemory }.map(\.label))
-    names.remove("")
-    if try view.alias("default") != nil {
-      names.formUnion([settings.networkWallet, settings.localWallet])
+    let defaultCollection = try view.alias("default")
+    var names = Set<String>()
+    for collection in try view.collections() where !collection.isInMemory {
+      if collection.name == defaultCollection {
+        names.formUnion([settings.networkWallet, settings.localWallet])
+      } else if !collection.label.isEmpty {
+        names.insert(collection.label)
+      }
     }
     return KWalletFolders.qtOrder(names)
   }

@@ -28,9 +28,13 @@ final class KWalletSessions: Sendable {
     var nextTransaction: Int32 = 1
     /// Folders `createFolder` made that hold no entry yet, per collection. A folder is an
     /// attribute of its entries, so an empty one exists only here (as in KDE's bridge) until
-    /// an entry is written into it or keychaind restarts.
+    /// an entry is written into it or keychaind restarts. Every wallet starts with kwalletd's
+    /// own two (`standardFolders`), which clients such as `kwallet-query -l` expect.
     var emptyFolders: [String: Set<String>] = [:]
   }
+
+  /// The folders kwalletd makes in every new wallet.
+  static let standardFolders: Set<String> = ["Passwords", "Form Data"]
 
   private let state = Mutex(State())
 
@@ -99,18 +103,22 @@ final class KWalletSessions: Sendable {
 
   /// The empty folders `createFolder` made in `collection`.
   func emptyFolders(in collection: String) -> Set<String> {
-    state.withLock { $0.emptyFolders[collection] ?? [] }
+    state.withLock { $0.emptyFolders[collection] ?? Self.standardFolders }
   }
 
   /// Notes an empty folder; false if it was already noted.
   func addEmptyFolder(_ folder: String, in collection: String) -> Bool {
-    state.withLock { $0.emptyFolders[collection, default: []].insert(folder).inserted }
+    state.withLock {
+      $0.emptyFolders[collection, default: Self.standardFolders].insert(folder).inserted
+    }
   }
 
   /// Forgets an empty folder (it was removed, or an entry now gives it); true if it was noted.
   @discardableResult
   func removeEmptyFolder(_ folder: String, in collection: String) -> Bool {
-    state.withLock { $0.emptyFolders[collection]?.remove(folder) != nil }
+    state.withLock {
+      $0.emptyFolders[collection, default: Self.standardFolders].remove(folder) != nil
+    }
   }
 
   /// Forgets the empty folders of a deleted collection.

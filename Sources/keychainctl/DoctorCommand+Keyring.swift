@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+//
+// keychainctl doctor's checks of the keyring itself: whether login unlock opens the keyring
+// applications store in (the default one), and what access control does (its mode, items no
+// program owns, programs refused this week).
+
+import Foundation
+import KeychainAccess
+import SecretServiceClient
+
+extension Doctor {
+  /// Login unlock opens `login`; a default keyring by another name ("Default keyring", made by
+  /// a first store with no login keyring yet) opens at login only if its password is the
+  /// login password, else its dialog comes back at every login.
+  func defaultKeyring() async -> Finding {
+    let check = "default keyring"
+    guard let client = try? await SecretServiceClient.connect(),
+      let path = try? await client.readAlias("default")
+    else {
+      return Finding(
+        check: check, level: .warning, detail: "there is none yet",
+        advice: "the first login through PAM (or the first program that stores) makes one")
+    }
+    guard !path.rawValue.hasSuffix("/login") else {
+      return Finding(check: check, level: .ok, detail: "login, which login unlock opens")
+    }
+    let label =
+      (try? await client.collections())?.first { $0.path == path }?.label
+      ?? path.rawValue
+    return Finding(
+      check: check, level: .warning,
+      detail:
+        "“\(label)”, not login: login unlock opens it only if its password is your login password",
+      advice:
+        "keychainctl passwd \"\(label)\" (set it to your login password), or keychainctl set-default login"
+    )
+  }
+
+  /// The access-control mode (in force, asked for, kept), items no program owns, and the
+  /// programs refused in the last seven days.
+  func accessControl() async -> Finding {
+    let check = "access control"
+    guard let client = try? await SecretServiceClient.connect(),
+      let (mode, configured, kept) = try? await client.accessMode()
+    else {
+      return Finding(check: check, level: .warning, detail: "keychaind does not answer")
+    }
+    var detail = mode
+    if configured != mode {
+      detail += " (keychaind.conf asks for \(configured); the keyring keeps \(kept))"
+    }
+    if let listing = try? await client.accessListing() {
+      let unowned = listing.unowned.values.reduce(0, +)
+      if unowned > 0 { detail += "; \(unowned) item(s) owned by no program" }
+    }
+    let week = Date().addingTimeInterval(-7 * 86400)
+    let directory = AuditLog.defaultDirectory(ProcessInfo.processInfo.environment)
+    let refused = Set(
+      AuditLog.files(in: directory).flatMap { $0.text.split(separator: "\n") }
+        .compactMap(AuditChain.record)
+        .filter { $0.isRefusal && $0.date >= week && $0.app.key != "keychaind" }
+        .map { $0.app.key.isEmpty ? "unidentified programs" : $0.app.display })
+    if !refused.isEmpty {
+      detail += "; refused this week: " + refused.sorted().joined(separator: ", ")
+    }
+    if configured != mode {
+      return Finding(
+        check: check, level: .warning, detail: detail,
+        advice: "keychainctl access mode \(configured) --password-stdin lowers it, on purpose")
+    }
+    return Finding(check: check, level: .ok, detail: detail)
+  }
+}
