@@ -135,7 +135,8 @@ let package = Package(
     .target(
       name: "KeychainPrompt",
       dependencies: [
-        "KeychainSystem", "KeychainCrypto", .product(name: "Logging", package: "swift-log"),
+        "KeychainSystem", "KeychainCrypto", "KeychainDBus",
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "SystemPackage", package: "swift-system"),
       ]),
 

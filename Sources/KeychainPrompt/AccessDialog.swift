@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 //
 // The access dialog: "APP wants to read N passwords from the keyring". Three pinentry buttons:
-// OK is "Allow once" (the default, so Enter stores nothing), the third button (SETNOTOK) is
-// "Always allow", Cancel is "Deny". Strings the application chose (item labels) are quoted, cut
+// OK is "Allow once" (the default, so Enter stores nothing; pinentry-qt alone makes Cancel its
+// default whatever it is told), the third button (SETNOTOK) is "Always allow", Cancel is "Deny".
+// GNOME's system prompt has two buttons and a check box instead (SystemPromptDialog). Strings the application chose (item labels) are quoted, cut
 // short and cleaned of control and direction-changing characters, so that a label cannot pose
 // as part of keychaind's own sentence.
 
@@ -42,6 +43,11 @@ public struct AccessQuestion: Sendable {
 
   /// The label of the button that remembers the answer.
   var rememberLabel: String { forSession ? "Allow in this terminal" : "Always allow" }
+
+  /// The label of the check box that remembers the answer, where a dialog has one.
+  var rememberChoice: String {
+    forSession ? "Allow it in this terminal until the terminal closes" : "Always allow this program"
+  }
 
   /// How many labels are listed before "and N more".
   static let shownLabels = 5

@@ -9,31 +9,50 @@ import Synchronization
 
 /// The dialog of one prompt, reachable from the task's cancellation handler.
 public final class DialogHandle: Sendable {
-  private let state = Mutex<(cancelled: Bool, pinentry: Pinentry?)>((false, nil))
+  private let state = Mutex<(cancelled: Bool, cancel: (@Sendable () -> Void)?)>((false, nil))
+
+  /// What `open` takes for GNOME's system prompt instead of a pinentry program.
+  public static let systemPrompt = "gcr"
 
   public init() {}
 
-  /// Starts `program`'s dialog, or throws `cannotStart` when prompting is off (nil); one
-  /// cancelled before it opened is cancelled at once.
-  public func open(_ program: String?, logger: Logger) throws -> PasswordDialog {
-    guard let program else { throw PinentryError.cannotStart("prompting is turned off") }
+  /// Starts the dialog: GNOME's system prompt for `systemPrompt` (a pinentry when none answers),
+  /// else `program`'s; throws `cannotStart` when prompting is off (nil). One cancelled before
+  /// it opened is cancelled at once.
+  public func open(_ program: String?, logger: Logger) throws -> any KeyringDialog {
+    guard var program else { throw PinentryError.cannotStart("prompting is turned off") }
+    if program == Self.systemPrompt {
+      do {
+        let dialog = try SystemPromptDialog.open()
+        return attach(dialog) { dialog.cancel() }
+      } catch .cannotStart(let why) {
+        logger.notice("GNOME's system prompt does not answer (\(why)); asking through pinentry")
+        program = "pinentry"
+      }
+    }
     let dialog = try PasswordDialog(
       program: program, environment: ProcessInfo.processInfo.environment)
+    return attach(dialog) { dialog.pinentry.cancel() }
+  }
+
+  private func attach<Dialog: KeyringDialog>(
+    _ dialog: Dialog, cancel: @escaping @Sendable () -> Void
+  ) -> Dialog {
     let cancelled = state.withLock { state in
-      state.pinentry = dialog.pinentry
+      state.cancel = cancel
       return state.cancelled
     }
-    if cancelled { dialog.pinentry.cancel() }
+    if cancelled { cancel() }
     return dialog
   }
 
   /// Closes the dialog, now or as soon as it opens.
   public func cancel() {
-    let pinentry = state.withLock { state in
+    let cancel = state.withLock { state in
       state.cancelled = true
-      return state.pinentry
+      return state.cancel
     }
-    pinentry?.cancel()
+    cancel?()
   }
 }
 

@@ -8,6 +8,7 @@
 // GNOME the dialog is the one gnome-keyring shows. The strings are gnome-keyring 42.1's
 // (gkm-wrap-prompt.c, gkd-secret-create.c, gkd-secret-change.c).
 
+import Foundation
 import KeychainCrypto
 
 /// What one dialog says.
@@ -75,8 +76,12 @@ public struct PromptTexts: Sendable {
 }
 
 /// One pinentry dialog, set up with the caller's display and terminal.
-public struct PasswordDialog {
+public struct PasswordDialog: Sendable {
   let pinentry: Pinentry
+  /// Whether the pinentry shows its prompt as the dialog's heading (pinentry-gnome3, which
+  /// hands it to a gcr prompt's message); every other flavour labels the password field with
+  /// it, which then reads "Password:".
+  let promptIsHeading: Bool
 
   /// How many times a wrong password may be typed before the prompt gives up. gnome-keyring
   /// asks until the password is right or the person cancels; a pinentry that answers by itself
@@ -87,6 +92,7 @@ public struct PasswordDialog {
   /// bus: what graphical pinentries need) and tells it about the terminal, if any.
   public init(program: String, environment: [String: String]) throws(PinentryError) {
     pinentry = try Pinentry(program: program, environment: environment)
+    promptIsHeading = Self.flavour(of: program, path: environment["PATH"]) == "pinentry-gnome3"
     // Options an older pinentry does not know are refused with ERR; none of them matters.
     if let tty = environment["GPG_TTY"] { try? pinentry.command("OPTION", "ttyname=\(tty)") }
     if let term = environment["TERM"] { try? pinentry.command("OPTION", "ttytype=\(term)") }
@@ -97,10 +103,28 @@ public struct PasswordDialog {
     try? pinentry.command("SETTIMEOUT", "0")
   }
 
+  /// The pinentry `program` is, by the file it leads to (`pinentry` is Debian's alternative,
+  /// a link to one flavour), as its file name says.
+  static func flavour(of program: String, path: String?) -> String {
+    let candidates =
+      program.contains("/")
+      ? [program]
+      : (path ?? "/usr/bin:/bin").split(separator: ":").map { "\($0)/\(program)" }
+    for candidate in candidates where FileManager.default.fileExists(atPath: candidate) {
+      return URL(fileURLWithPath: candidate).resolvingSymlinksInPath().lastPathComponent
+    }
+    return (program as NSString).lastPathComponent
+  }
+
   private func show(_ texts: PromptTexts, warning: String? = nil) throws(PinentryError) {
     try pinentry.command("SETTITLE", texts.title)
-    try pinentry.command("SETPROMPT", texts.message)
-    try pinentry.command("SETDESC", texts.description)
+    if promptIsHeading {
+      try pinentry.command("SETPROMPT", texts.message)
+      try pinentry.command("SETDESC", texts.description)
+    } else {
+      try pinentry.command("SETPROMPT", "Password:")
+      try pinentry.command("SETDESC", "\(texts.message)\n\n\(texts.description)")
+    }
     try pinentry.command("SETOK", texts.ok)
     try pinentry.command("SETCANCEL", "Cancel")
     if let warning { try pinentry.command("SETERROR", warning) }

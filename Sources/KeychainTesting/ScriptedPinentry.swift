@@ -22,8 +22,12 @@ public final class ScriptedPinentry: Sendable {
   }
 
   public let directory: TemporaryDirectory
+  /// The flavour it plays, by its file name: keychaind speaks to pinentry-gnome3 (whose prompt
+  /// is a dialog's heading) as gnome-keyring's dialogs read, and labels the password field of
+  /// any other.
+  public let flavour: String
   /// The program to put in `PINENTRY`.
-  public var program: String { directory.path + "/pinentry" }
+  public var program: String { directory.path + "/" + flavour }
   private var logPath: String { directory.path + "/log" }
 
   /// What one CONFIRM answers: the OK button, the third (SETNOTOK) button, or Cancel.
@@ -38,9 +42,12 @@ public final class ScriptedPinentry: Sendable {
   ///     GETPIN after SETREPEAT answers `S PIN_REPEATED` before the PIN, as pinentry-tty,
   ///     -gnome3 and -qt do; pinentry-curses 1.2 has none and leaves it out.
   ///   - confirmations: what each CONFIRM answers, in turn; once they run out, OK.
+  ///   - flavour: the file name it goes by.
   public init(
-    answers: [Answer], confirmationField: Bool = true, confirmations: [Confirmation] = []
+    answers: [Answer], confirmationField: Bool = true, confirmations: [Confirmation] = [],
+    flavour: String = "pinentry-gnome3"
   ) throws {
+    self.flavour = flavour
     directory = try TemporaryDirectory(prefix: "pinentry")
     let lines = answers.map { answer in
       switch answer {

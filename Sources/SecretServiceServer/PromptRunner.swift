@@ -112,7 +112,7 @@ final class PromptRunner: Sendable {
       let locked = collections.filter { store.isLocked($0) }
       var outcome = PromptOutcome(dismissed: false, result: objects.dbusValue)
       guard !locked.isEmpty || access != nil else { return outcome }
-      let dialog: PasswordDialog
+      let dialog: any KeyringDialog
       do {
         dialog = try handle.open(pinentry, logger: logger)
       } catch {

@@ -98,8 +98,25 @@ struct Configuration: Equatable {
   /// The pinentry to use: `PINENTRY` from the environment, then the file, then `pinentry` on
   /// PATH; nil when either says `none`.
   func pinentryProgram(_ environment: [String: String]) -> String? {
-    let chosen = environment["PINENTRY"].flatMap { $0.isEmpty ? nil : $0 } ?? pinentry ?? "pinentry"
+    let chosen =
+      environment["PINENTRY"].flatMap { $0.isEmpty ? nil : $0 } ?? pinentry
+      ?? Self.desktopDialog(environment)
     return chosen == "none" ? nil : chosen
+  }
+
+  /// The dialog that looks like the desktop's own when none is configured: GNOME's system
+  /// prompt (`gcr`, which GNOME Shell shows, with a check box for "Always allow") on GNOME and
+  /// the desktops built on its shell, pinentry-qt on KDE when it is installed, else whatever
+  /// `pinentry` is (Debian's alternative).
+  static func desktopDialog(
+    _ environment: [String: String], exists: (String) -> Bool = FileManager.default.fileExists
+  ) -> String {
+    let desktops = Set(
+      (environment["XDG_CURRENT_DESKTOP"] ?? "").lowercased().split(separator: ":").map(String.init)
+    )
+    if !desktops.isDisjoint(with: ["gnome", "unity", "budgie", "pantheon"]) { return "gcr" }
+    if desktops.contains("kde"), exists("/usr/bin/pinentry-qt") { return "pinentry-qt" }
+    return "pinentry"
   }
 }
 

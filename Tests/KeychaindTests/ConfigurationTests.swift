@@ -41,6 +41,29 @@ import Testing
     #expect(pinentry.runs == 1)
   }
 
+  /// On GNOME with nothing configured, keychaind asks through GNOME's system prompt; where no
+  /// prompter answers (none on this bus), the pinentry on PATH asks instead.
+  @Test func onGNOMEWithoutItsPrompterPinentryAsks() async throws {
+    let pinentry = try ScriptedPinentry(answers: [.pin("test password")], flavour: "pinentry")
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    let daemon = try await DaemonProcess(
+      pinentry: "",
+      environment: [
+        "XDG_CURRENT_DESKTOP": "ubuntu:GNOME", "PATH": pinentry.directory.path + ":" + path,
+      ])
+    let login = "/org/freedesktop/secrets/collection/login"
+    _ = try daemon.run(
+      "gdbus",
+      [
+        "call", "--session", "-d", "org.freedesktop.secrets", "-o", "/org/freedesktop/secrets",
+        "-m", "org.freedesktop.Secret.Service.Lock", "['\(login)']",
+      ])
+    let output = try PromptClient(daemon, ["unlock", login]).finish()
+    #expect(output.contains("UNLOCKED"), "\(daemon.log)")
+    #expect(pinentry.runs == 1)
+    #expect(daemon.log.contains("GNOME's system prompt does not answer"), "\(daemon.log)")
+  }
+
   @Test func kwalletOffLeavesKDEsNamesAlone() async throws {
     let directory = try TemporaryDirectory(prefix: "config")
     let path = directory.path + "/keychaind.conf"

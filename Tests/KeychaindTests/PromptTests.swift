@@ -104,6 +104,24 @@ private let login = "/org/freedesktop/secrets/collection/login"
     #expect(pinentry.log.last == "EXIT", "the dialog is closed with BYE")
   }
 
+  /// Any pinentry but pinentry-gnome3 (pinentry-qt here) labels the password field with the
+  /// prompt: it reads "Password:", and gnome-keyring's heading opens the description.
+  @Test func aQtPinentryLabelsItsFieldPassword() async throws {
+    let pinentry = try ScriptedPinentry(
+      answers: [.pin("test password")], flavour: "pinentry-qt")
+    let daemon = try await DaemonProcess(pinentry: pinentry.program)
+    #expect(try store(daemon, "locked away").status == 0)
+    try lock(daemon)
+    let found = try daemon.run("secret-tool", ["lookup", "app", "prompts"])
+    #expect(found.stdout == "locked away", "\(found.stderr)\n\(daemon.log)")
+    for line in [
+      "SETTITLE Unlock Login Keyring", "SETPROMPT Password:",
+      "SETDESC Authentication required%0A%0AThe login keyring did not get unlocked when you logged into your computer.",
+    ] {
+      #expect(pinentry.log.contains(line), "no \(line) in \(pinentry.log)")
+    }
+  }
+
   @Test func cancelledDialogCompletesDismissedAndKeepsTheLock() async throws {
     let pinentry = try ScriptedPinentry(answers: [.cancel])
     let daemon = try await DaemonProcess(pinentry: pinentry.program)

@@ -25,7 +25,7 @@ struct SeahorseTests {
     .appendingPathComponent("clients/seahorse.py").path
 
   /// What the script expects: an unlocked login collection with this password holding A and B.
-  private static func seahorse(provider: String, _ environment: [String: String]) throws
+  private static func seahorse(provider: String, _ environment: [String: String]) async throws
     -> CommandResult
   {
     for label in ["A", "B"] {
@@ -34,14 +34,16 @@ struct SeahorseTests {
         environment: environment, stdin: Array("secret".utf8))
       #expect(stored.status == 0, "\(stored.stderr)")
     }
-    return try runCommand(
+    // On a thread of its own: the script takes seconds (its bounds, minutes), and a pool
+    // thread blocked that long left the rest of the run one thread, and stalled it.
+    return try await runCommandOnOwnThread(
       "/usr/bin/python3", [script, KeychainctlTests.keychainctl, provider],
       environment: environment, timeout: .seconds(300))
   }
 
   @Test(.readsAnotherProgramsItems) func seahorseFollowsEveryChangeOnKeychaind() async throws {
     let daemon = try await DaemonProcess(password: "password")
-    let result = try Self.seahorse(provider: "keychaind", daemon.environment)
+    let result = try await Self.seahorse(provider: "keychaind", daemon.environment)
     #expect(result.status == 0 && result.stdout == "OK\n", "\(result.stderr)\n\(daemon.log)")
   }
 
@@ -53,7 +55,7 @@ struct SeahorseTests {
     // failure is still printed.
     for attempt in 1...2 {
       let gnome = try await GnomeKeyring()
-      let result = try Self.seahorse(provider: "gnome-keyring", gnome.environment)
+      let result = try await Self.seahorse(provider: "gnome-keyring", gnome.environment)
       if result.status == 0 && result.stdout == "OK\n" { return }
       guard attempt == 2 else {
         print("Seahorse on gnome-keyring, first try: \(result.stderr)")

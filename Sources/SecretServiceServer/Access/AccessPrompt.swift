@@ -21,7 +21,7 @@ extension AccessControl {
   /// Whether the items of `ask` that still need an answer are allowed, asking the user in
   /// `dialog`: "Allow once" for this connection, "Always allow" stored as grants, "Deny" for
   /// a few seconds' quiet. Every answer goes to the audit log.
-  func ask(_ ask: AccessAsk, in dialog: PasswordDialog, store: KeychainStore) -> Bool {
+  func ask(_ ask: AccessAsk, in dialog: any KeyringDialog, store: KeychainStore) -> Bool {
     let caller = ask.caller
     var changed = false
     let pending = ask.items.filter { item in
