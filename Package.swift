@@ -135,10 +135,16 @@ let package = Package(
     .target(
       name: "KeychainPrompt",
       dependencies: [
-        "KeychainSystem", "KeychainCrypto", "KeychainDBus",
+        "KeychainSystem", "KeychainCrypto",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "SystemPackage", package: "swift-system"),
       ]),
+
+    // GNOME's system prompt (gcr's D-Bus protocol and secret exchange): the same questions as
+    // KeychainPrompt's pinentry dialogs, in the dialogs GNOME Shell or gcr-prompter shows.
+    .target(
+      name: "KeychainSystemPrompt",
+      dependencies: ["KeychainPrompt", "KeychainCrypto", "KeychainDBus"]),
 
     // The daemon's object tree: one type per Secret Service interface, and the KWallet API.
     .target(
@@ -146,7 +152,7 @@ let package = Package(
       dependencies: [
         "SecretServiceProtocol", "KWalletProtocol", "KeychainStore", "KeychainDBus",
         "KeychainCrypto", "KeychainAccess",
-        "KeychainImport", "KeychainSystem", "KeychainPrompt",
+        "KeychainImport", "KeychainSystem", "KeychainPrompt", "KeychainSystemPrompt",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "SystemPackage", package: "swift-system"),
       ]),

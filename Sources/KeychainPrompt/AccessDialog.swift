@@ -45,7 +45,7 @@ public struct AccessQuestion: Sendable {
   var rememberLabel: String { forSession ? "Allow in this terminal" : "Always allow" }
 
   /// The label of the check box that remembers the answer, where a dialog has one.
-  var rememberChoice: String {
+  public var rememberChoice: String {
     forSession ? "Allow it in this terminal until the terminal closes" : "Always allow this program"
   }
 
@@ -72,6 +72,11 @@ public struct AccessQuestion: Sendable {
     return text
   }
 
+  /// The dialog's title, heading and description; `ok` is the button that allows.
+  public func texts(ok: String) -> PromptTexts {
+    PromptTexts(title: "Keyring access", message: "Allow access?", description: description, ok: ok)
+  }
+
   /// `text` without control or bidirectional-formatting characters, cut to `labelLength`.
   static func clean(_ text: String) -> String {
     let kept = text.unicodeScalars.filter { scalar in
@@ -92,10 +97,11 @@ extension Unicode.GeneralCategory {
 extension PasswordDialog {
   /// Asks whether an application may read items it did not store.
   public func askAccess(_ question: AccessQuestion) throws(PinentryError) -> AccessChoice {
-    try pinentry.command("SETTITLE", "Keyring access")
-    try pinentry.command("SETPROMPT", "Allow access?")
-    try pinentry.command("SETDESC", question.description)
-    try pinentry.command("SETOK", "Allow once")
+    let texts = question.texts(ok: "Allow once")
+    try pinentry.command("SETTITLE", texts.title)
+    try pinentry.command("SETPROMPT", texts.message)
+    try pinentry.command("SETDESC", texts.description)
+    try pinentry.command("SETOK", texts.ok)
     if question.canRemember { try pinentry.command("SETNOTOK", question.rememberLabel) }
     try pinentry.command("SETCANCEL", "Deny")
     do {
@@ -130,15 +136,23 @@ public struct ChangeQuestion: Sendable, Equatable {
   public var description: String {
     "“\(AccessQuestion.clean(app))” wants to \(change). \(consequence)\n\n\(identification)"
   }
+
+  /// The dialog's title, heading, description and the button that allows.
+  public var texts: PromptTexts {
+    PromptTexts(
+      title: "Keyring change", message: "Allow this change?", description: description,
+      ok: "Allow")
+  }
 }
 
 extension PasswordDialog {
   /// Asks whether a program may make a change to the keyrings; true when the user allows it.
   public func askChange(_ question: ChangeQuestion) throws(PinentryError) -> Bool {
-    try pinentry.command("SETTITLE", "Keyring change")
-    try pinentry.command("SETPROMPT", "Allow this change?")
-    try pinentry.command("SETDESC", question.description)
-    try pinentry.command("SETOK", "Allow")
+    let texts = question.texts
+    try pinentry.command("SETTITLE", texts.title)
+    try pinentry.command("SETPROMPT", texts.message)
+    try pinentry.command("SETDESC", texts.description)
+    try pinentry.command("SETOK", texts.ok)
     try pinentry.command("SETCANCEL", "Deny")
     do {
       return try pinentry.confirm()

@@ -16,15 +16,19 @@ public final class DialogHandle: Sendable {
 
   public init() {}
 
-  /// Starts the dialog: GNOME's system prompt for `systemPrompt` (a pinentry when none answers),
-  /// else `program`'s; throws `cannotStart` when prompting is off (nil). One cancelled before
-  /// it opened is cancelled at once.
-  public func open(_ program: String?, logger: Logger) throws -> any KeyringDialog {
+  /// Starts the dialog: for `systemPrompt`, the one `systemDialog` opens (a pinentry when it
+  /// cannot start), else `program`'s; throws `cannotStart` when prompting is off (nil). One
+  /// cancelled before it opened is cancelled at once.
+  /// - Parameter systemDialog: opens a dialog in GNOME's system prompt (KeychainSystemPrompt,
+  ///   over D-Bus, which this module does not speak).
+  public func open(
+    _ program: String?, systemDialog: () throws(PinentryError) -> any KeyringDialog,
+    logger: Logger
+  ) throws -> any KeyringDialog {
     guard var program else { throw PinentryError.cannotStart("prompting is turned off") }
     if program == Self.systemPrompt {
       do {
-        let dialog = try SystemPromptDialog.open()
-        return attach(dialog) { dialog.cancel() }
+        return attach(try systemDialog())
       } catch .cannotStart(let why) {
         logger.notice("GNOME's system prompt does not answer (\(why)); asking through pinentry")
         program = "pinentry"
@@ -32,17 +36,15 @@ public final class DialogHandle: Sendable {
     }
     let dialog = try PasswordDialog(
       program: program, environment: ProcessInfo.processInfo.environment)
-    return attach(dialog) { dialog.pinentry.cancel() }
+    return attach(dialog)
   }
 
-  private func attach<Dialog: KeyringDialog>(
-    _ dialog: Dialog, cancel: @escaping @Sendable () -> Void
-  ) -> Dialog {
+  private func attach(_ dialog: any KeyringDialog) -> any KeyringDialog {
     let cancelled = state.withLock { state in
-      state.cancel = cancel
+      state.cancel = { dialog.cancel() }
       return state.cancelled
     }
-    if cancelled { cancel() }
+    if cancelled { dialog.cancel() }
     return dialog
   }
 

@@ -23,8 +23,14 @@ public protocol KeyringDialog: Sendable {
   /// Asks whether a program may make a change to the keyrings; true when the person allows it.
   func askChange(_ question: ChangeQuestion) throws -> Bool
 
+  /// Ends the question showing, from another thread (Dismiss, the caller gone): the waiting
+  /// question throws `cancelled`.
+  func cancel()
+
   /// Closes the dialog.
   func close()
 }
 
-extension PasswordDialog: KeyringDialog {}
+extension PasswordDialog: KeyringDialog {
+  public func cancel() { pinentry.cancel() }
+}

@@ -70,6 +70,15 @@ public struct PromptTexts: Sendable {
       ok: "Continue")
   }
 
+  /// gnome-keyring's question before it stores a keyring under an empty password.
+  public static func unencrypted(title: String) -> PromptTexts {
+    PromptTexts(
+      title: title, message: "Store passwords unencrypted?",
+      description:
+        "By choosing to use a blank password, your stored passwords will not be safely encrypted. They will be accessible by anyone with access to your files.",
+      ok: "Continue")
+  }
+
   public static let wrongUnlockPassword = "The unlock password was incorrect"
   public static let wrongOriginalPassword = "The original password was incorrect"
   public static let mismatch = "Passwords do not match."
@@ -86,7 +95,7 @@ public struct PasswordDialog: Sendable {
   /// How many times a wrong password may be typed before the prompt gives up. gnome-keyring
   /// asks until the password is right or the person cancels; a pinentry that answers by itself
   /// (a script, a misconfigured one) would then loop for ever.
-  static let attempts = 3
+  public static let attempts = 3
 
   /// Starts `program` with the daemon's environment (DISPLAY, WAYLAND_DISPLAY, the session
   /// bus: what graphical pinentries need) and tells it about the terminal, if any.
@@ -170,13 +179,11 @@ public struct PasswordDialog: Sendable {
 
   /// gnome-keyring's question before it stores a keyring under an empty password.
   private func confirmBlank(_ texts: PromptTexts) throws(PinentryError) -> Bool {
-    try pinentry.command("SETTITLE", texts.title)
-    try pinentry.command("SETPROMPT", "Store passwords unencrypted?")
-    try pinentry.command(
-      "SETDESC",
-      "By choosing to use a blank password, your stored passwords will not be safely encrypted. They will be accessible by anyone with access to your files."
-    )
-    try pinentry.command("SETOK", "Continue")
+    let blank = PromptTexts.unencrypted(title: texts.title)
+    try pinentry.command("SETTITLE", blank.title)
+    try pinentry.command("SETPROMPT", blank.message)
+    try pinentry.command("SETDESC", blank.description)
+    try pinentry.command("SETOK", blank.ok)
     try pinentry.command("SETCANCEL", "Cancel")
     do {
       return try pinentry.confirm()

@@ -10,6 +10,7 @@ import KeychainCrypto
 import KeychainDBus
 import KeychainPrompt
 import KeychainStore
+import KeychainSystemPrompt
 import Logging
 import SecretServiceProtocol
 import Synchronization
@@ -104,6 +105,11 @@ final class PromptRunner: Sendable {
       + "or set PINENTRY or 'pinentry =' in keychaind.conf to a pinentry that can show one"
   }
 
+  /// The prompt's dialog: GNOME's system prompt or a pinentry, as `pinentry` names it.
+  private func openDialog(_ handle: DialogHandle) throws -> any KeyringDialog {
+    try handle.open(pinentry, systemDialog: SystemPromptDialog.open, logger: logger)
+  }
+
   /// The prompt's work, blocking: dialogs, key derivation, the store.
   private func perform(_ action: PromptAction, _ handle: DialogHandle) throws -> PromptOutcome {
     switch action {
@@ -114,7 +120,7 @@ final class PromptRunner: Sendable {
       guard !locked.isEmpty || access != nil else { return outcome }
       let dialog: any KeyringDialog
       do {
-        dialog = try handle.open(pinentry, logger: logger)
+        dialog = try openDialog(handle)
       } catch {
         if let access { self.access.noDialog(access) }
         throw error
@@ -148,7 +154,7 @@ final class PromptRunner: Sendable {
         return PromptOutcome(
           dismissed: false, result: .objectPath(Resolver.path(ofCollection: existing)))
       }
-      let dialog = try handle.open(pinentry, logger: logger)
+      let dialog = try openDialog(handle)
       defer { dialog.close() }
       let password = try dialog.askNew(.create(label: label.isEmpty ? "Unnamed" : label))
       let name = try Collections.create(label: label, alias: alias, password: password, in: store)
@@ -156,11 +162,11 @@ final class PromptRunner: Sendable {
         dismissed: false, result: .objectPath(Resolver.path(ofCollection: name)), created: name,
         hooked: unlocker.hook?(password) ?? PasswordHookEffects())
     case .confirm(let question):
-      let dialog = try handle.open(pinentry, logger: logger)
+      let dialog = try openDialog(handle)
       defer { dialog.close() }
       return PromptOutcome(dismissed: !(try dialog.askChange(question)), result: action.emptyResult)
     case .deleteCollection(let collection, let question, let deletion):
-      let dialog = try handle.open(pinentry, logger: logger)
+      let dialog = try openDialog(handle)
       defer { dialog.close() }
       let allowed = try dialog.askChange(question)
       access.log(
@@ -174,7 +180,7 @@ final class PromptRunner: Sendable {
       return PromptOutcome(dismissed: false, result: action.emptyResult, deleted: collection)
     case .changePassword(let collection):
       let label = try store.collection(collection).label
-      let dialog = try handle.open(pinentry, logger: logger)
+      let dialog = try openDialog(handle)
       defer { dialog.close() }
       var current: SecureBytes?
       let accepted = try dialog.askExisting(

@@ -15,6 +15,7 @@
 import Foundation
 import KeychainCrypto
 import KeychainDBus
+import KeychainPrompt
 import Synchronization
 
 /// One session with the system prompter (see the top of this file).

@@ -10,6 +10,7 @@
 import Dispatch
 import KeychainCrypto
 import KeychainDBus
+import KeychainPrompt
 import Synchronization
 
 /// A dialog in GNOME's system prompt.
@@ -70,21 +71,13 @@ public final class SystemPromptDialog: KeyringDialog {
       guard answer.accepted else { throw PinentryError.cancelled }
       let password = answer.password ?? SecureBytes(copying: [])
       if password.count > 0 { return password }
-      // gnome-keyring's question before it stores a keyring under an empty password.
-      let blank = PromptTexts(
-        title: texts.title, message: "Store passwords unencrypted?",
-        description:
-          "By choosing to use a blank password, your stored passwords will not be safely encrypted. They will be accessible by anyone with access to your files.",
-        ok: "Continue")
+      let blank = PromptTexts.unencrypted(title: texts.title)
       if try ask("confirm", Self.properties(blank)).accepted { return password }
     }
   }
 
   public func askAccess(_ question: AccessQuestion) throws -> AccessChoice {
-    var properties = Self.properties(
-      PromptTexts(
-        title: "Keyring access", message: "Allow access?", description: question.description,
-        ok: "Allow"), cancel: "Deny")
+    var properties = Self.properties(question.texts(ok: "Allow"), cancel: "Deny")
     properties["choice-label"] = .string(question.canRemember ? question.rememberChoice : "")
     properties["choice-chosen"] = .boolean(false)
     let answer = try ask("confirm", properties)
@@ -94,13 +87,7 @@ public final class SystemPromptDialog: KeyringDialog {
   }
 
   public func askChange(_ question: ChangeQuestion) throws -> Bool {
-    try ask(
-      "confirm",
-      Self.properties(
-        PromptTexts(
-          title: "Keyring change", message: "Allow this change?",
-          description: question.description, ok: "Allow"), cancel: "Deny")
-    ).accepted
+    try ask("confirm", Self.properties(question.texts, cancel: "Deny")).accepted
   }
 
   /// Runs `body` and waits here, on a blocking thread, for what it returns.

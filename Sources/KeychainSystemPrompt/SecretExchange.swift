@@ -10,6 +10,7 @@
 
 import Foundation
 import KeychainCrypto
+import KeychainPrompt
 
 /// The receiving side of one session's secret exchange.
 struct SecretExchange: Sendable {
