@@ -28,10 +28,12 @@ public struct AccessQuestion: Sendable {
   /// Whether the application is a tool run in one terminal or login, for which "Always allow"
   /// lasts as long as that session ("Allow in this terminal").
   public var forSession: Bool
+  /// The command that allows it for good, which a dialog with no "Always allow" shows instead.
+  public var allowCommand: String?
 
   public init(
     app: String, identification: String, labels: [String], canRemember: Bool, changed: Bool,
-    forSession: Bool = false
+    forSession: Bool = false, allowCommand: String? = nil
   ) {
     self.app = app
     self.identification = identification
@@ -39,6 +41,7 @@ public struct AccessQuestion: Sendable {
     self.canRemember = canRemember
     self.changed = changed
     self.forSession = forSession
+    self.allowCommand = allowCommand
   }
 
   /// The label of the button that remembers the answer.
@@ -97,15 +100,22 @@ extension Unicode.GeneralCategory {
 extension PasswordDialog {
   /// Asks whether an application may read items it did not store.
   public func askAccess(_ question: AccessQuestion) throws(PinentryError) -> AccessChoice {
-    let texts = question.texts(ok: "Allow once")
+    var texts = question.texts(ok: "Allow once")
+    let remembers = question.canRemember && showsThirdButton
+    if question.canRemember, !showsThirdButton, !question.forSession,
+      let command = question.allowCommand
+    {
+      texts.description += "\n\nThis dialog cannot remember your answer. To allow it for good: "
+      texts.description += command
+    }
     try pinentry.command("SETTITLE", texts.title)
     try pinentry.command("SETPROMPT", texts.message)
     try pinentry.command("SETDESC", texts.description)
     try pinentry.command("SETOK", texts.ok)
-    if question.canRemember { try pinentry.command("SETNOTOK", question.rememberLabel) }
+    if remembers { try pinentry.command("SETNOTOK", question.rememberLabel) }
     try pinentry.command("SETCANCEL", "Deny")
     do {
-      return try pinentry.confirm() ? .allowOnce : (question.canRemember ? .allowAlways : .deny)
+      return try pinentry.confirm() ? .allowOnce : (remembers ? .allowAlways : .deny)
     } catch .cancelled {
       return .deny
     }

@@ -87,10 +87,14 @@ public struct PromptTexts: Sendable {
 /// One pinentry dialog, set up with the caller's display and terminal.
 public struct PasswordDialog: Sendable {
   let pinentry: Pinentry
+  /// Which pinentry it is, by its program's name (symbolic links followed).
+  let flavour: String
   /// Whether the pinentry shows its prompt as the dialog's heading (pinentry-gnome3, which
   /// hands it to a gcr prompt's message); every other flavour labels the password field with
   /// it, which then reads "Password:".
-  let promptIsHeading: Bool
+  var promptIsHeading: Bool { flavour == "pinentry-gnome3" }
+  /// Whether it shows a third button (SETNOTOK): pinentry-gnome3 ignores it.
+  var showsThirdButton: Bool { flavour != "pinentry-gnome3" }
 
   /// How many times a wrong password may be typed before the prompt gives up. gnome-keyring
   /// asks until the password is right or the person cancels; a pinentry that answers by itself
@@ -101,7 +105,7 @@ public struct PasswordDialog: Sendable {
   /// bus: what graphical pinentries need) and tells it about the terminal, if any.
   public init(program: String, environment: [String: String]) throws(PinentryError) {
     pinentry = try Pinentry(program: program, environment: environment)
-    promptIsHeading = Self.flavour(of: program, path: environment["PATH"]) == "pinentry-gnome3"
+    flavour = Self.flavour(of: program, path: environment["PATH"])
     // Options an older pinentry does not know are refused with ERR; none of them matters.
     if let tty = environment["GPG_TTY"] { try? pinentry.command("OPTION", "ttyname=\(tty)") }
     if let term = environment["TERM"] { try? pinentry.command("OPTION", "ttytype=\(term)") }

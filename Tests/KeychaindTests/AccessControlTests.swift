@@ -20,10 +20,14 @@ import Testing
     let pinentry: ScriptedPinentry
     var copy: String { daemon.home.path + "/st2" }
 
-    init(configuration: String = protect, confirmations: [ScriptedPinentry.Confirmation] = [])
-      async throws
-    {
-      pinentry = try ScriptedPinentry(answers: [], confirmations: confirmations)
+    /// `flavour`: by default a pinentry that shows the access dialog's three buttons
+    /// (pinentry-gnome3 shows two).
+    init(
+      configuration: String = protect, confirmations: [ScriptedPinentry.Confirmation] = [],
+      flavour: String = "pinentry-gtk-2"
+    ) async throws {
+      pinentry = try ScriptedPinentry(
+        answers: [], confirmations: confirmations, flavour: flavour)
       daemon = try await DaemonProcess(
         pinentry: pinentry.program, configuration: configuration)
       try FileManager.default.copyItem(atPath: "/usr/bin/secret-tool", toPath: copy)
@@ -128,6 +132,21 @@ import Testing
     #expect(revoked.stdout.contains("1 grant(s) revoked"), "\(revoked.stderr)")
     #expect(try setup.lookup(by: setup.copy).stdout == "s3cret")
     #expect(setup.pinentry.confirmations == 2)
+  }
+
+  /// pinentry-gnome3 shows no third button: its dialog offers Allow once and Deny, and says
+  /// how to allow the program for good instead.
+  @Test func pinentryGnome3SaysHowToAllowForGood() async throws {
+    let setup = try await Setup(confirmations: [.ok], flavour: "pinentry-gnome3")
+    try setup.store("s3cret")
+    #expect(try setup.lookup(by: setup.copy).stdout == "s3cret")
+    let log = setup.pinentry.log
+    #expect(!log.contains { $0.hasPrefix("SETNOTOK") }, "\(log)")
+    let description = log.first { $0.hasPrefix("SETDESC") } ?? ""
+    #expect(
+      description.contains(
+        "To allow it for good: keychainctl access allow --app 'exe:\(setup.copy)' "
+          + "/org/freedesktop/secrets/collection/login/1"), "\(description)")
   }
 
   @Test(.enabled(if: getuid() == 0, "needs a directory only root can write, as /usr/share is"))

@@ -142,6 +142,40 @@ struct GnomeJourneyTests {
   }
 }
 
+extension GnomeJourneyTests {
+  /// The prompter killed while its access dialog shows: the read fails at once, with a line in
+  /// the log, and nothing is allowed.
+  @Test func aPrompterThatDiesAllowsNothing() async throws {
+    let screen = try VirtualDisplay(screenshots: Self.journeys + "/gnome-prompter-dies")
+    let daemon = try await DaemonProcess(
+      pinentry: DialogName.systemPrompt, environment: ["DISPLAY": screen.display],
+      configuration: AccessControlTests.protect)
+    let gcr = try await Self.startPrompter(daemon, screen)
+    let stored = try daemon.run(
+      "secret-tool", ["store", "--label=Mail password", "service", "mail"],
+      stdin: Array("s3cret".utf8))
+    #expect(stored.status == 0, "\(stored.stderr)")
+    let other = daemon.home.path + "/mail-sync"
+    _ = try runCommand("/bin/cp", ["/usr/bin/secret-tool", other])
+    let read = try Background(daemon, screen, other, ["lookup", "service", "mail"])
+    try await screen.waitForWindow(named: "Keyring access")
+    gcr.signal(SIGKILL)
+    let result = try await read.finish()
+    #expect(result.status == 1 && result.output.isEmpty, "\(result)\n\(daemon.log)")
+    #expect(daemon.log.contains("access dialog failed"), "\(daemon.log)")
+    // The refusal's record, written just after the reply (a bound, not a speed check).
+    var decisions: [String] = []
+    for _ in 0..<500 where !decisions.contains("read no-dialog") {
+      decisions =
+        ((try? jsonLines(at: daemon.home.path + "/.local/state/keychaind/audit.jsonl")) ?? [])
+        .map { "\($0["op"] ?? "") \($0["decision"] ?? "")" }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    #expect(decisions.contains("read no-dialog"), "\(decisions)")
+    #expect(!decisions.contains { $0.contains("allowed") }, "\(decisions)")
+  }
+}
+
 /// What keychaind takes for GNOME's system prompt in `PINENTRY`.
 enum DialogName {
   static let systemPrompt = "gcr"

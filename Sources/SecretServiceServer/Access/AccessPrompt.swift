@@ -35,7 +35,9 @@ extension AccessControl {
     let question = AccessQuestion(
       app: caller.identity.name, identification: Self.identification(caller.identity),
       labels: labels, canRemember: caller.identity.isRememberable, changed: changed,
-      forSession: caller.identity.isSessionBound)
+      forSession: caller.identity.isSessionBound,
+      allowCommand: Self.allowCommand(
+        caller.identity.key, pending.map { Resolver.path(of: $0).rawValue }, passwordStdin: false))
     let choice: AccessChoice
     do {
       choice = try dialog.askAccess(question)
