@@ -25,7 +25,9 @@ struct AuditCommand: AsyncParsableCommand {
     @Option(
       help: "Only records since then: a duration back (90s, 30m, 1h, 7d) or an ISO 8601 date.")
     var since: String?
-    @Option(help: "Only records of this application (its key, or part of its name).")
+    @Option(
+      help:
+        "Only records of this application: part of its key (its path: seahorse) or of its name.")
     var app: String?
 
     func records() throws -> [AuditRecord] {
@@ -35,7 +37,9 @@ struct AuditCommand: AsyncParsableCommand {
         file.text.split(separator: "\n").compactMap(AuditChain.record)
       }.filter { record in
         (start.map { record.date >= $0 } ?? true)
-          && (app.map { record.app.key == $0 || record.app.display.contains($0) } ?? true)
+          && (app.map {
+            record.app.key.contains($0) || record.app.display.localizedCaseInsensitiveContains($0)
+          } ?? true)
       }
     }
 

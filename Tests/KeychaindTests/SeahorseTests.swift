@@ -25,9 +25,9 @@ struct SeahorseTests {
     .appendingPathComponent("clients/seahorse.py").path
 
   /// What the script expects: an unlocked login collection with this password holding A and B.
-  private static func seahorse(provider: String, _ environment: [String: String]) async throws
-    -> CommandResult
-  {
+  private static func seahorse(
+    provider: String, _ environment: [String: String], mode: [String] = []
+  ) async throws -> CommandResult {
     for label in ["A", "B"] {
       let stored = try runCommand(
         "/usr/bin/secret-tool", ["store", "--label=\(label)", "app", label.lowercased()],
@@ -37,7 +37,7 @@ struct SeahorseTests {
     // On a thread of its own: the script takes seconds (its bounds, minutes), and a pool
     // thread blocked that long left the rest of the run one thread, and stalled it.
     return try await runCommandOnOwnThread(
-      "/usr/bin/python3", [script, KeychainctlTests.keychainctl, provider],
+      "/usr/bin/python3", [script, KeychainctlTests.keychainctl, provider] + mode,
       environment: environment, timeout: .seconds(300))
   }
 
@@ -45,6 +45,30 @@ struct SeahorseTests {
     let daemon = try await DaemonProcess(password: "password")
     let result = try await Self.seahorse(provider: "keychaind", daemon.environment)
     #expect(result.status == 0 && result.stdout == "OK\n", "\(result.stderr)\n\(daemon.log)")
+  }
+
+  /// In `protect`, a person opens other programs' passwords in Seahorse: GNOME's access dialog
+  /// asks (gcr-prompter on Seahorse's display), "Always allow this program" holds, a denial
+  /// leaves Seahorse running. Screenshots in .build/journeys/seahorse-protect.
+  @Test(
+    .enabled(
+      if: FileManager.default.isExecutableFile(atPath: "/usr/libexec/gcr-prompter")
+        && VirtualDisplay.isAvailable, "needs gcr-prompter (gcr) and ImageMagick's import"))
+  func seahorseAsksBeforeShowingAnotherProgramsPasswordInProtect() async throws {
+    let daemon = try await DaemonProcess(
+      password: "password", pinentry: "gcr", configuration: AccessControlTests.protect)
+    let shots = GnomeJourneyTests.journeys + "/seahorse-protect"
+    try? FileManager.default.removeItem(atPath: shots)
+    try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+    var environment = daemon.environment
+    environment["JOURNEY_SCREENSHOTS"] = shots
+    let result = try await Self.seahorse(
+      provider: "keychaind", environment, mode: ["protect"])
+    #expect(result.status == 0 && result.stdout == "OK\n", "\(result.stderr)\n\(daemon.log)")
+    // "Always allow this program" is kept: a grant for Seahorse on A, made in the dialog.
+    let listed = try daemon.run(KeychainctlTests.keychainctl, ["access", "list", "--json"])
+    #expect(listed.stdout.contains("\"app\" : \"exe:/usr/bin/seahorse\""), "\(listed.stdout)")
+    #expect(listed.stdout.contains("\"source\" : \"dialog\""), "\(listed.stdout)")
   }
 
   @Test(.enabled(if: GnomeKeyring.executable != nil, "gnome-keyring is not installed"))

@@ -14,8 +14,16 @@
 # collection must be unlocked with the password "password" and hold items "A" and "B" stored by
 # secret-tool with attributes {app: a} and {app: b}.
 # Prints "OK" and exits 0, or exits 1 with the step that failed and Seahorse's tree.
+#
+# With a third argument, "protect" (keychaind in access-control = protect, the journey of a
+# person opening other programs' passwords in Seahorse): GNOME's prompter (gcr-prompter) runs on
+# the same display; opening A brings up the access dialog, answered "Always allow this program";
+# opening B and denying leaves Seahorse running. (Seahorse keeps a secret it read, so opening A
+# again reads nothing: the grant is checked by the test, with `keychainctl access list`.) Each step's
+# screen goes to the directory in JOURNEY_SCREENSHOTS, when set.
 
 import atexit
+import json
 import os
 import signal
 import subprocess
@@ -24,6 +32,8 @@ import tempfile
 import time
 
 KEYCHAINCTL, PROVIDER = sys.argv[1], sys.argv[2]
+MODE = sys.argv[3] if len(sys.argv) > 3 else "follow"
+SCREENSHOTS = os.environ.get("JOURNEY_SCREENSHOTS")
 LOGIN_PASSWORD = "password"
 children = []
 
@@ -266,8 +276,116 @@ def delete_in_seahorse(label):
     press(step, find("push button", "Delete", confirm), "space")
 
 
+def screenshot(step):
+    """Keeps the screen as NN-step.png in SCREENSHOTS once it has settled (two captures alike,
+    within a bound), for a person to look at."""
+    if not SCREENSHOTS:
+        return
+    screenshot.count = getattr(screenshot, "count", 0) + 1
+    path = os.path.join(SCREENSHOTS, f"{screenshot.count:02d}-{step}.png")
+    previous = None
+    for _ in range(50):
+        subprocess.run(["import", "-display", os.environ["DISPLAY"], "-window", "root", path],
+                       check=True, timeout=30)
+        with open(path, "rb") as image:
+            current = image.read()
+        if current == previous:
+            return
+        previous = current
+        time.sleep(0.05)
+
+
+def access_dialog():
+    """GNOME's access dialog (gcr-prompter's window), if it shows."""
+    found = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", "Keyring access"],
+                           capture_output=True, text=True, timeout=10).stdout.split()
+    return found[0] if found else None
+
+
+def keys_to_dialog(window, *keys):
+    subprocess.run(["xdotool", "windowfocus", "--sync", window], check=True, timeout=10)
+    subprocess.run(["xdotool", "key", "--delay", "50", *keys], check=True, timeout=10)
+
+
+def open_item(step, label):
+    """Return on the item's row: Seahorse opens its properties and reads its secret."""
+    row = wait_until(step, lambda: item_rows().get(label), lambda: f"a row {label!r}")
+    press(step, row, "Return")
+
+
+def close_properties(step):
+    properties = wait_until(step, lambda: find("dialog", "Item Properties"),
+                            lambda: "the Item Properties dialog")
+    press(step, properties, "Escape")
+    wait_until(step, lambda: find("dialog", "Item Properties") is None,
+               lambda: "the Item Properties dialog closed")
+
+
+def shown_password():
+    """What Item Properties' password field holds (GTK gives its dots, one per character)."""
+    properties = find("dialog", "Item Properties")
+    for node in walk(properties) if properties else []:
+        if node.getRoleName() == "password text":
+            return node.queryText().getText(0, -1)
+    return ""
+
+
+def seahorse_records(op, decision):
+    """How many of Seahorse's records in the audit log are `op` with `decision`."""
+    lines = run(KEYCHAINCTL, "audit", "show", "--app", "seahorse", "--json").splitlines()
+    records = [json.loads(line) for line in lines if line.strip()]
+    return sum(1 for record in records
+               if record.get("op") == op and record.get("decision") == decision)
+
+
+def protect_journey():
+    prompter = spawn(["/usr/libexec/gcr-prompter"], env=dict(os.environ, GCR_PERSIST="1"),
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    open_keyring("Login")
+    expect_items("Seahorse's list in protect", ["A", "B"])
+    screenshot("seahorse-lists-other-programs-items")
+
+    step = "opening A, another program's password"
+    open_item(step, "A")
+    dialog = wait_until(step, access_dialog, lambda: "GNOME's access dialog")
+    screenshot("access-dialog-for-seahorse")
+    keys_to_dialog(dialog, "shift+Tab", "shift+Tab", "space")
+    screenshot("always-allow-ticked")
+    keys_to_dialog(dialog, "Return")
+    wait_until(step, lambda: access_dialog() is None, lambda: "the access dialog closed")
+    wait_until(step, lambda: seahorse_records("grant", "allowed-always") or None,
+               lambda: "a grant allowed always in the audit log")
+    wait_until(step, lambda: seahorse_records("read", "grant") or None,
+               lambda: "Seahorse's read by that grant in the audit log")
+    # One dot per character: the secret, "secret", reached Seahorse.
+    wait_until(step, lambda: len(shown_password()) == len("secret"),
+               lambda: f"A's password in Item Properties, it shows {shown_password()!r}")
+    screenshot("seahorse-shows-the-password")
+    close_properties(step)
+
+    step = "opening B, denied"
+    open_item(step, "B")
+    dialog = wait_until(step, access_dialog, lambda: "GNOME's access dialog")
+    keys_to_dialog(dialog, "Escape")
+    wait_until(step, lambda: access_dialog() is None, lambda: "the access dialog closed")
+    wait_until(step, lambda: seahorse_records("read", "denied") or None,
+               lambda: "a read denied in the audit log")
+    screenshot("seahorse-after-a-denial")
+    wait_until(step, lambda: find("dialog", "Item Properties"), lambda: "B's Item Properties")
+    if shown_password():
+        fail(f"{step}: Seahorse shows a password it was denied")
+    if not seahorse_alive():
+        fail(f"{step}: Seahorse exited with status {seahorse.returncode}")
+    if prompter.poll() is not None:
+        fail(f"gcr-prompter exited with status {prompter.returncode}")
+
+
 application = wait_until("starting Seahorse", find_application,
                          lambda: "Seahorse on the accessibility bus")
+if MODE == "protect":
+    protect_journey()
+    print("OK")
+    sys.exit(0)
 open_keyring("Login")
 expect_items("Seahorse's first list", ["A", "B"])
 
