@@ -6,6 +6,7 @@ SWIFT ?= swift
 CONFIG ?= release
 # The installed daemon carries the Swift runtime and Foundation inside it: it runs where no
 # Swift is installed, starts faster and stays smaller (24.6 MB resident, 30 MB dynamic).
+# keychainctl is the same program (a link to keychaind): one copy of them on disk.
 STATIC ?= --static-swift-stdlib
 
 .PHONY: all build test test-debug lint format benchmark benchmark-baseline benchmark-check clean run \
@@ -15,6 +16,7 @@ all: build
 
 build:
 	$(SWIFT) build -c $(CONFIG) $(STATIC)
+	ln -sf keychaind "$(BIN)/keychainctl"
 
 # The whole test suite, against what ships: the tests that start keychaind and keychainctl start
 # the release binaries `make build` made; the rest runs in process on the debug build. Each test
@@ -25,6 +27,8 @@ test: build
 
 # The same tests with the debug binaries: quicker while working, but not what users run.
 test-debug:
+	$(SWIFT) build
+	ln -sf keychaind "$$($(SWIFT) build --show-bin-path)/keychainctl"
 	$(SWIFT) test $(TESTFLAGS)
 
 lint:
@@ -79,10 +83,12 @@ INSTALLED = \
   $(PREFIX)/share/fish/vendor_completions.d/keychainctl.fish
 
 install:
-	@test -x "$(BIN)/keychaind" -a -x "$(BIN)/keychainctl" || \
+	@test -x "$(BIN)/keychaind" -a -L "$(BIN)/keychainctl" || \
 	  { echo "nothing built in $(BIN): run 'make build' first (as yourself, not root)"; exit 1; }
-	install -Dm755 "$(BIN)/keychaind" "$(DESTDIR)$(PREFIX)/bin/keychaind"
-	install -Dm755 "$(BIN)/keychainctl" "$(DESTDIR)$(PREFIX)/bin/keychainctl"
+	# Stripped: the debug information is two thirds of the file, and stays in $(BIN) (make deb
+	# puts it in keychaind-dbgsym, where gdb and systemd-coredump find it by the build ID).
+	install -Dm755 -s "$(BIN)/keychaind" "$(DESTDIR)$(PREFIX)/bin/keychaind"
+	ln -sf keychaind "$(DESTDIR)$(PREFIX)/bin/keychainctl"
 	mkdir -p "$(DESTDIR)$(PREFIX)/share/dbus-1/services" "$(DESTDIR)$(PREFIX)/lib/systemd/user"
 	for name in org.freedesktop.secrets org.kde.kwalletd5 org.kde.kwalletd6; do \
 	  sed 's|@BINDIR@|$(PREFIX)/bin|' dbus/$$name.service.in \
@@ -113,6 +119,8 @@ uninstall:
 DEB_ROOT = .build/deb/debian/keychaind
 DEB_VERSION = $(shell "$(BIN)/keychaind" --version 2>/dev/null)
 DEB_ARCH = $(shell dpkg --print-architecture)
+deb: BUILD_ID = $(shell readelf -n "$(BIN)/keychaind" | sed -n 's/.*Build ID: //p')
+deb: DBGSYM_ROOT = .build/deb/debian/keychaind-dbgsym
 deb:
 	@test -x "$(BIN)/keychaind" || { echo "nothing built in $(BIN): run 'make build' first"; exit 1; }
 	rm -rf .build/deb
@@ -122,11 +130,20 @@ deb:
 	# dpkg-shlibdeps names the libraries' packages; it wants a debian/control to stand in.
 	printf 'Source: keychaind\n\nPackage: keychaind\nArchitecture: any\n' > .build/deb/debian/control
 	cd .build/deb && dpkg-shlibdeps -O -e debian/keychaind/usr/bin/keychaind \
-	  -e debian/keychaind/usr/bin/keychainctl | sed 's/^shlibs:Depends=//' > depends
+	  | sed 's/^shlibs:Depends=//' > depends
 	sed -e 's|@VERSION@|$(DEB_VERSION)|' -e 's|@ARCH@|$(DEB_ARCH)|' \
 	  -e "s|@SIZE@|$$(du -sk "$(DEB_ROOT)/usr" | cut -f1)|" \
 	  -e "s|@DEPENDS@|$$(cat .build/deb/depends)|" data/deb/control.in > "$(DEB_ROOT)/DEBIAN/control"
 	dpkg-deb --root-owner-group --build "$(DEB_ROOT)" .build/keychaind_$(DEB_VERSION)_$(DEB_ARCH).deb
+	# The debug information, as Debian's -dbgsym packages carry it: by build ID.
+	mkdir -p "$(DBGSYM_ROOT)/DEBIAN" "$(DBGSYM_ROOT)/usr/lib/debug/.build-id/$(shell echo $(BUILD_ID) | cut -c1-2)"
+	objcopy --only-keep-debug --compress-debug-sections "$(BIN)/keychaind" \
+	  "$(DBGSYM_ROOT)/usr/lib/debug/.build-id/$(shell echo $(BUILD_ID) | cut -c1-2)/$(shell echo $(BUILD_ID) | cut -c3-).debug"
+	sed -e 's|@VERSION@|$(DEB_VERSION)|' -e 's|@ARCH@|$(DEB_ARCH)|' -e 's|@BUILD_ID@|$(BUILD_ID)|' \
+	  -e "s|@SIZE@|$$(du -sk "$(DBGSYM_ROOT)/usr" | cut -f1)|" \
+	  data/deb/dbgsym-control.in > "$(DBGSYM_ROOT)/DEBIAN/control"
+	dpkg-deb --root-owner-group --build "$(DBGSYM_ROOT)" \
+	  .build/keychaind-dbgsym_$(DEB_VERSION)_$(DEB_ARCH).deb
 
 # keychaind and keychainctl built optimised with AddressSanitizer (Swift and C) and
 # UndefinedBehaviorSanitizer (the C targets: Swift has no -sanitize=undefined on Linux, and traps
@@ -139,7 +156,7 @@ SANITIZE_FLAGS = -c release --scratch-path .build-sanitize --sanitize=address \
 SANITIZE_BIN = $(shell $(SWIFT) build $(SANITIZE_FLAGS) --show-bin-path 2>/dev/null)
 sanitize:
 	$(SWIFT) build $(SANITIZE_FLAGS) --product keychaind
-	$(SWIFT) build $(SANITIZE_FLAGS) --product keychainctl
+	ln -sf keychaind "$(SANITIZE_BIN)/keychainctl"
 	KEYCHAIND_BINARY="$(SANITIZE_BIN)/keychaind" KEYCHAINCTL_BINARY="$(SANITIZE_BIN)/keychainctl" \
 	  KEYCHAIN_SANITIZERS=address,undefined ASAN_OPTIONS=detect_leaks=0 \
 	  $(SWIFT) test --filter 'KeychaindTests|KeychainTests' $(TESTFLAGS)
@@ -151,14 +168,17 @@ fuzz:
 
 # keychainctl's man page, and both tools' shell completions, generated from their command
 # definitions (keychaind's man page is written by hand).
+docs: DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path)
 docs:
-	$(SWIFT) package plugin --allow-writing-to-package-directory generate-manual --configuration debug --section 1
-	cp .build/plugins/GenerateManual/outputs/keychainctl/keychainctl.1 data/keychainctl.1
-	$(SWIFT) build --product keychainctl
 	$(SWIFT) build --product keychaind
+	ln -sf keychaind "$(DEBUG_BIN)/keychainctl"
+	# The plugin builds ArgumentParser's manual generator (it documents executable products, and
+	# keychainctl is a link to one); the generator then reads keychainctl's commands.
+	$(SWIFT) package plugin --allow-writing-to-package-directory generate-manual --configuration debug --section 1 >/dev/null
+	"$(DEBUG_BIN)/generate-manual-tool" "$(DEBUG_BIN)/keychainctl" --section 1 -o data
 	for tool in keychaind keychainctl; do \
 	  for shell in bash zsh fish; do \
-	    "$$($(SWIFT) build --show-bin-path)/$$tool" --generate-completion-script $$shell > data/completions/$$tool.$$shell; \
+	    "$(DEBUG_BIN)/$$tool" --generate-completion-script $$shell > data/completions/$$tool.$$shell; \
 	  done; \
 	  mv data/completions/$$tool.zsh data/completions/_$$tool; \
 	done

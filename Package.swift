@@ -10,8 +10,8 @@ let package = Package(
   name: "keychain-linux",
   platforms: [.macOS(.v15)],
   products: [
-    .executable(name: "keychaind", targets: ["keychaind"]),
-    .executable(name: "keychainctl", targets: ["keychainctl"]),
+    // keychaind, and keychainctl when run by that name (make build links it).
+    .executable(name: "keychaind", targets: ["KeychainMain"]),
     .executable(name: "keychain-load", targets: ["keychain-load"]),
     .library(name: "KeychainDBus", targets: ["KeychainDBus"]),
     .library(name: "KeychainCrypto", targets: ["KeychainCrypto"]),
@@ -103,7 +103,7 @@ let package = Package(
       ]),
 
     // The command-line tool: secret-tool's and security(1)'s verbs, collections, status.
-    .executableTarget(
+    .target(
       name: "keychainctl",
       dependencies: [
         "Keychain", "SecretServiceClient", "SecretServiceProtocol", "KWalletProtocol",
@@ -175,7 +175,7 @@ let package = Package(
         "KeyringControl", .product(name: "Logging", package: "swift-log"),
       ]),
 
-    .executableTarget(
+    .target(
       name: "keychaind",
       dependencies: [
         "KeychainSystem", "SecretServiceServer", "KeychainSession", "KeychainStore",
@@ -185,6 +185,9 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+
+    // The one program (product keychaind): the daemon, or keychainctl by the name it is run by.
+    .executableTarget(name: "KeychainMain", dependencies: ["keychaind", "keychainctl"]),
 
     // Drives any Secret Service provider on the session bus, timing and checking every call.
     .executableTarget(
@@ -259,12 +262,13 @@ let package = Package(
     .testTarget(
       name: "SecretServiceProtocolTests",
       dependencies: ["SecretServiceProtocol", "KeychainDBus", "KeychainCrypto", "KeychainTesting"]),
-    .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KeychainTesting", "keychaind"]),
+    .testTarget(
+      name: "KeychainTests", dependencies: ["Keychain", "KeychainTesting", "KeychainMain"]),
     // Black box: the built keychaind on a private bus, driven by real clients.
     .testTarget(
       name: "KeychaindTests",
       dependencies: [
-        "keychaind", "keychainctl", "keychain-load", "keychain-crash", "keychain-samples",
+        "KeychainMain", "keychain-load", "keychain-crash", "keychain-samples",
         "KeychainTesting",
         "KeychainDBus",
         "KeychainStore", "KeychainImport", "KeyringControl",

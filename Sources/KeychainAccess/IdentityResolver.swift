@@ -118,17 +118,19 @@ public final class IdentityResolver: Sendable {
         display: "\(name) (at \(executable))", verified: false)
     }
     guard caller, ProgramLists.frontEnds.contains(programName) else { return program }
+    // keychaind's executable as a client is keychainctl (the same program by another name).
+    let tool = programName == "keychaind" ? "keychainctl" : programName
     switch requester(of: process) {
     case .program(let requester):
       return AppIdentity(
         kind: .via, key: "via:\(program.key)@\(requester.key)", pin: program.pin,
-        display: "\(programName), run by \(requester.display)", verified: false)
+        display: "\(tool), run by \(requester.display)", verified: false)
     case .session(let key, let shown):
       return AppIdentity(
         kind: .via, key: "via:\(program.key)@\(key)", pin: program.pin,
-        display: "\(programName), \(shown)", verified: false)
+        display: "\(tool), \(shown)", verified: false)
     case .unknown(let why):
-      return .unknown(pid: process.pid, why: "\(programName) was run by \(why)")
+      return .unknown(pid: process.pid, why: "\(tool) was run by \(why)")
     }
   }
 

@@ -11,8 +11,10 @@
 public enum ProgramLists {
   /// Tools that read secrets for whoever ran them: identified together with the requester.
   /// Generic D-Bus tools are among them: a grant to `gdbus` would be a grant to every script.
+  /// keychainctl is keychaind run by another name: the program a client runs is keychaind's
+  /// executable (the daemon itself is never a client of its own bus).
   public static let frontEnds: Set<String> = [
-    "secret-tool", "keychainctl", "kwallet-query", "git-credential-libsecret", "keyring",
+    "secret-tool", "keychainctl", "keychaind", "kwallet-query", "git-credential-libsecret", "keyring",
     "oo7-cli", "lssecret", "pass-secret-service", "gdbus", "dbus-send", "busctl", "qdbus",
     "qdbus6", "qdbus-qt5", "qdbus-qt6", "dbus-monitor",
   ]

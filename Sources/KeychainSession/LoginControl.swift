@@ -87,7 +87,8 @@ public struct LoginControl: ControlHandler {
   static func route(_ peer: pid_t) -> String {
     let program = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(peer)/exe"))
       .map { URL(fileURLWithPath: $0).lastPathComponent }
-    if program == "keychainctl" { return UnlockRecord.Route.pamExec }
+    // keychainctl is keychaind's executable run by that name.
+    if program == "keychainctl" || program == "keychaind" { return UnlockRecord.Route.pamExec }
     return UnlockRecord.Route.pamGnomeKeyring(in: program ?? "pid \(peer)")
   }
 

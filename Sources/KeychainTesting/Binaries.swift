@@ -28,16 +28,20 @@ public enum Binaries {
   public static let keychaind: String = chosen("KEYCHAIND_BINARY", default: "keychaind")
 
   /// The `keychainctl` under test: `$KEYCHAINCTL_BINARY`; else the one beside an overridden
-  /// `keychaind` (an install puts both in one directory); else the one built with the tests.
+  /// `keychaind` (an install puts both in one directory); else the one beside the test build's
+  /// keychaind. keychainctl is keychaind run by that name: where no link of that name exists
+  /// (a plain `swift test`), one is made there, or in a directory of this run's own.
   public static let keychainctl: String = {
     if let path = override("KEYCHAINCTL_BINARY") { return path }
-    if override("KEYCHAIND_BINARY") != nil {
-      let beside =
-        URL(fileURLWithPath: keychaind).deletingLastPathComponent().path
-        + "/keychainctl"
-      if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-    }
-    return buildDirectory + "/keychainctl"
+    let beside = URL(fileURLWithPath: keychaind).deletingLastPathComponent().path + "/keychainctl"
+    if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+    let directory =
+      override("KEYCHAIND_BINARY") == nil
+      ? buildDirectory : FileManager.default.temporaryDirectory.path + "/keychainctl-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    try? FileManager.default.createSymbolicLink(
+      atPath: directory + "/keychainctl", withDestinationPath: keychaind)
+    return directory + "/keychainctl"
   }()
 
   /// The prefix of an installed package under test (`KEYCHAIN_INSTALLED_PREFIX`, `/usr` for the

@@ -7,7 +7,12 @@
 import ArgumentParser
 import Foundation
 
-@main
+/// keychainctl's command line, for the program's entry point (`Sources/KeychainMain`).
+public enum KeychainctlProgram {
+  /// Parses the arguments and runs the command; exits the process.
+  public static func main() async { await Keychainctl.main() }
+}
+
 struct Keychainctl: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "keychainctl",

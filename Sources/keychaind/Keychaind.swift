@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 //
-// keychaind: arguments, logging and wiring. The logic lives in the libraries.
+// keychaind: arguments, logging and wiring. The logic lives in the libraries; the program is
+// `Sources/KeychainMain`, which is keychainctl too.
 
 import ArgumentParser
 import Foundation
@@ -14,7 +15,12 @@ import KeychainSystem
 import Logging
 import SecretServiceServer
 
-@main
+/// keychaind's command line, for the program's entry point (`Sources/KeychainMain`).
+public enum KeychaindProgram {
+  /// Parses the arguments and runs the daemon; exits the process.
+  public static func main() async { await Keychaind.main() }
+}
+
 struct Keychaind: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "keychaind",

@@ -78,7 +78,11 @@ import Testing
     }
     let app = refused?["app"] as? [String: Any]
     #expect((app?["key"] as? String)?.hasPrefix("via:exe:") == true, "\(records)")
-    #expect((app?["key"] as? String)?.contains("keychainctl") == true, "\(records)")
+    // keychainctl is keychaind's executable run by that name: the key names the executable,
+    // the record's display the tool.
+    let executable = URL(fileURLWithPath: Binaries.keychaind).resolvingSymlinksInPath().path
+    #expect((app?["key"] as? String)?.hasPrefix("via:exe:\(executable)@") == true)
+    #expect((app?["display"] as? String)?.hasPrefix("keychainctl, run by") == true, "\(records)")
     #expect(refused?["item"] as? String == "/org/freedesktop/secrets/collection/login/1")
   }
 
