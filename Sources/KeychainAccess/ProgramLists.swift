@@ -14,7 +14,8 @@ public enum ProgramLists {
   /// keychainctl is keychaind run by another name: the program a client runs is keychaind's
   /// executable (the daemon itself is never a client of its own bus).
   public static let frontEnds: Set<String> = [
-    "secret-tool", "keychainctl", "keychaind", "kwallet-query", "git-credential-libsecret", "keyring",
+    "secret-tool", "keychainctl", "keychaind", "kwallet-query", "git-credential-libsecret",
+    "keyring",
     "oo7-cli", "lssecret", "pass-secret-service", "gdbus", "dbus-send", "busctl", "qdbus",
     "qdbus6", "qdbus-qt5", "qdbus-qt6", "dbus-monitor",
   ]
