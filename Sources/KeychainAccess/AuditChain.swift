@@ -85,15 +85,28 @@ public struct AuditChain: Sendable {
   public static func line(_ record: AuditRecord, after previous: [UInt8], key: HMACKey?) throws
     -> (line: String, link: Link)
   {
-    var text = record.json
-    let body = Array(text.utf8)
-    let link: Link =
-      if let key { .mac(try mac(key, body: body, previous: previous)) } else {
-        .hash(hash(body: body, previous: previous))
-      }
-    text.removeLast()
-    text += ",\"\(link.field)\":\"\(hex(link.bytes))\"}"
-    return (text, link)
+    var bytes: [UInt8] = []
+    let link = try appendLine(record, after: previous, key: key, to: &bytes)
+    return (String(decoding: bytes, as: UTF8.self), link)
+  }
+
+  /// Appends the line for `record` (see `line(_:after:key:)`), without a newline, to `out`;
+  /// returns its link.
+  static func appendLine(
+    _ record: AuditRecord, after previous: [UInt8], key: HMACKey?, to out: inout [UInt8]
+  ) throws -> Link {
+    let start = out.count
+    record.appendJSON(to: &out)
+    let link: Link = try out.withUnsafeBytes { all in
+      let body = UnsafeRawBufferPointer(rebasing: all[start...])
+      if let key { return .mac(try mac(key, body: body, previous: previous)) }
+      return .hash(SHA256.hash(previous + Array(body)))
+    }
+    out.removeLast()  // the record's closing brace: the link goes inside it
+    out.append(contentsOf: ",\"\(link.field)\":\"".utf8)
+    Hex.append(link.bytes, to: &out)
+    out.append(contentsOf: "\"}".utf8)
+    return link
   }
 
   /// The line for `record`, MAC'd (see `line(_:after:key:)`).
@@ -105,9 +118,13 @@ public struct AuditChain: Sendable {
   }
 
   static func mac(_ key: HMACKey, body: [UInt8], previous: [UInt8]) throws -> [UInt8] {
-    try previous.withUnsafeBytes { p in
-      try body.withUnsafeBytes { try key.authenticationCode([p, $0]) }
-    }
+    try body.withUnsafeBytes { try mac(key, body: $0, previous: previous) }
+  }
+
+  static func mac(_ key: HMACKey, body: UnsafeRawBufferPointer, previous: [UInt8]) throws
+    -> [UInt8]
+  {
+    try previous.withUnsafeBytes { try key.authenticationCode([$0, body]) }
   }
 
   static func hash(body: [UInt8], previous: [UInt8]) -> [UInt8] {
@@ -128,21 +145,23 @@ public struct AuditChain: Sendable {
     return nil
   }
 
+  /// The sequence number in a record's JSON (`"seq":N`), read without decoding the record:
+  /// what start-up needs of the last line to chain on. Inside a string a quote is escaped, so
+  /// the field can be no string's content.
+  static func sequenceNumber(_ body: [UInt8]) -> UInt64? {
+    let marker = Array(#","seq":"#.utf8)
+    guard body.count > marker.count else { return nil }
+    var index = body.count - marker.count
+    while index >= 0, !body[index..<(index + marker.count)].elementsEqual(marker) { index -= 1 }
+    guard index >= 0 else { return nil }
+    let digits = body[(index + marker.count)...].prefix { (0x30...0x39).contains($0) }
+    return digits.isEmpty ? nil : UInt64(String(decoding: digits, as: UTF8.self))
+  }
+
   /// The record a line holds (its link not checked).
   public static func record(_ line: Substring) -> AuditRecord? {
     guard let (body, _) = split(line) else { return nil }
     return try? JSONDecoder().decode(AuditRecord.self, from: Data(body))
-  }
-
-  static func hex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-      for (index, byte) in bytes.enumerated() {
-        buffer[index * 2] = digits[Int(byte >> 4)]
-        buffer[index * 2 + 1] = digits[Int(byte & 0xF)]
-      }
-      return bytes.count * 2
-    }
   }
 
   static func bytes(hex: Substring) -> [UInt8]? {

@@ -77,14 +77,15 @@ public final class AuditLog: Sendable {
     for index in 0...1 {
       let file = fileSet.rotated(index)
       guard let (line, complete) = AuditFiles.lastLine(of: file) else { continue }
-      guard complete, let record = AuditChain.record(line), let (_, link) = AuditChain.split(line)
+      guard complete, let (body, link) = AuditChain.split(line),
+        let seq = AuditChain.sequenceNumber(body)
       else {
         let aside = "\(file).damaged-\(Int(Date().timeIntervalSince1970))"
         try FileManager.default.moveItem(atPath: file, toPath: aside)
         logger.error("audit log damaged: \(file) does not end in a record; kept as \(aside)")
         break
       }
-      last = (record.seq, link)
+      last = (seq, link)
       break
     }
     let (descriptor, size) = try fileSet.openLive()
@@ -229,14 +230,19 @@ public final class AuditLog: Sendable {
     mutating func add(_ record: AuditRecord, limit: Int, logger: Logger) -> Bool {
       var record = record
       record.seq = seq + 1
-      guard let (line, lineLink) = try? AuditChain.line(record, after: link, key: key) else {
+      // Chained straight into the buffer, and taken out again if it would not fit.
+      let start = buffer.count
+      guard let lineLink = try? AuditChain.appendLine(record, after: link, key: key, to: &buffer)
+      else {
         logger.error("audit log: cannot chain a record")
+        buffer.removeSubrange(start...)
         return true
       }
-      let bytes = line.utf8.count + 1
-      if size + buffer.count + bytes > limit, size + buffer.count > 0 { return false }
-      buffer += line.utf8
       buffer.append(UInt8(ascii: "\n"))
+      if size + buffer.count > limit, size + start > 0 {
+        buffer.removeSubrange(start...)
+        return false
+      }
       (seq, link, lines) = (record.seq, lineLink.bytes, lines + 1)
       hashed = key == nil
       return true
@@ -275,7 +281,7 @@ public final class AuditLog: Sendable {
     batch = Batch(state: state)
     var rotation = AuditRecord(
       op: .rotate, decision: .allowed, app: AuditRecord.keychaind, sender: "")
-    rotation.prev = AuditChain.hex(state.lastLink)
+    rotation.prev = Hex.string(state.lastLink)
     rotation.dropped = dropped
     _ = batch.add(rotation, limit: .max, logger: logger)
     return true

@@ -78,7 +78,7 @@ extension AuditChain {
           case .hash: Self.hash(body: body, previous: before)
           }
         guard computed == link.bytes,
-          record.op != .rotate || record.prev == Self.hex(before)
+          record.op != .rotate || record.prev == Hex.string(before)
         else {
           verdict.problem = "\(place) (record \(record.seq)) was changed"
           return verdict

@@ -147,26 +147,59 @@ public final class DesktopNames: Sendable {
   static func entry(_ text: String, languages: [String]) -> (
     name: String, program: String?, flatpak: String?
   )? {
-    var values: [String: String] = [:]
-    var inEntry = false
-    for raw in text.split(whereSeparator: \.isNewline) {
-      let line = raw.trimmingCharacters(in: .whitespaces)
-      if line.hasPrefix("[") {
-        inEntry = line == "[Desktop Entry]"
-        continue
-      }
-      guard inEntry, !line.hasPrefix("#"), let equals = line.firstIndex(of: "=") else { continue }
-      let key = line[..<equals].trimmingCharacters(in: .whitespaces)
-      if values[key] == nil {
-        values[key] = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-      }
-    }
+    var text = text
+    let values = text.withUTF8 { keyValues($0, languages: languages) }
     guard values["Type"] == "Application", values["Hidden"] != "true",
       let name = (languages.lazy.compactMap { values["Name[\($0)]"] }.first ?? values["Name"]),
       !name.isEmpty
     else { return nil }
     let program = values["TryExec"] ?? values["Exec"].flatMap(Self.program(in:))
     return (String(name.prefix(80)), program, values["X-Flatpak"])
+  }
+
+  /// The `[Desktop Entry]` group's values of the keys `entry` reads (the first of each). Byte
+  /// by byte, skipping every other line at its first byte: a desktop's menu files hold
+  /// thousands of translated lines, and the first caller's identity waits for them (Foundation's
+  /// trimming of every line took 60 million instructions for eight files).
+  private static func keyValues(_ bytes: UnsafeBufferPointer<UInt8>, languages: [String])
+    -> [String: String]
+  {
+    let wanted = Set(
+      ["Type", "Hidden", "Name", "TryExec", "Exec", "X-Flatpak"] + languages.map { "Name[\($0)]" })
+    let firstBytes = Set("THNEX".utf8)
+    let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+    func string(_ range: Range<Int>) -> String {
+      String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+    var values: [String: String] = [:]
+    var inEntry = false
+    var next = 0
+    while next < bytes.count {
+      var start = next
+      var end = start
+      while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
+      next = end + 1
+      while start < end, isBlank(bytes[start]) { start += 1 }
+      while end > start, isBlank(bytes[end - 1]) { end -= 1 }
+      guard start < end else { continue }
+      if bytes[start] == UInt8(ascii: "[") {
+        inEntry = string(start..<end) == "[Desktop Entry]"
+        continue
+      }
+      guard inEntry, firstBytes.contains(bytes[start]),
+        let equals = bytes[start..<end].firstIndex(of: UInt8(ascii: "="))
+      else { continue }
+      var keyEnd = equals
+      while keyEnd > start, isBlank(bytes[keyEnd - 1]) { keyEnd -= 1 }
+      // A translation of another language's name is most of a file: left without a String.
+      if languages.isEmpty, bytes[keyEnd - 1] == UInt8(ascii: "]") { continue }
+      let key = string(start..<keyEnd)
+      guard wanted.contains(key), values[key] == nil else { continue }
+      var valueStart = equals + 1
+      while valueStart < end, isBlank(bytes[valueStart]) { valueStart += 1 }
+      values[key] = string(valueStart..<end)
+    }
+    return values
   }
 
   /// The program an `Exec` line runs: its first word past `env` and `NAME=value` words.

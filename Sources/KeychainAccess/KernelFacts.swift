@@ -117,7 +117,7 @@ public final class KernelFacts: SystemFacts {
     if let known = hashes.withLock({ $0[key] }) { return known }
     guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
     else { return nil }
-    let hex = data.withUnsafeBytes { SHA256.hash($0) }.map { String(format: "%02x", $0) }.joined()
+    let hex = Hex.string(data.withUnsafeBytes { SHA256.hash($0) })
     let pin = "sha256:\(hex)"
     hashes.withLock { $0[key] = pin }
     return pin
@@ -202,13 +202,18 @@ public final class KernelFacts: SystemFacts {
 extension ProcessFacts {
   /// The real uid (`Uid:`) and the tracer (`TracerPid:`) from `/proc/PID/status`.
   mutating func readStatus(_ status: String) {
+    // The first field after a name; split by hand: CharacterSet's trimming costs more than
+    // the rest of identifying a caller, the first time.
+    func field(_ line: Substring, after name: String) -> UInt32? {
+      line.dropFirst(name.count).split(whereSeparator: \.isWhitespace).first.flatMap {
+        UInt32($0)
+      }
+    }
     for line in status.split(separator: "\n") {
       if line.hasPrefix("Uid:") {
-        uid = line.dropFirst(4).split(whereSeparator: \.isWhitespace).first.flatMap {
-          UInt32($0)
-        }
+        uid = field(line, after: "Uid:")
       } else if line.hasPrefix("TracerPid:") {
-        tracer = UInt32(line.dropFirst(10).trimmingCharacters(in: .whitespaces)) ?? 0
+        tracer = field(line, after: "TracerPid:") ?? 0
       }
     }
   }

@@ -148,8 +148,7 @@ final class CommitLedger: Sendable {
     let body =
       "keychaind commit ledger 1\n" + field("acknowledged", record.acknowledged)
       + field("checkpointed", record.checkpointed)
-    let check = SHA256.hash(Array(body.utf8)).prefix(8).map { String(format: "%02x", $0) }
-      .joined()
+    let check = Hex.string(Array(SHA256.hash(Array(body.utf8)).prefix(8)))
     var bytes = Array((body + "check " + check + "\n").utf8)
     bytes += [UInt8](repeating: UInt8(ascii: "\n"), count: recordSize - bytes.count)
     return bytes

@@ -27,9 +27,10 @@ final class AccessCache: Sendable {
 
   func update(_ collection: String, _ change: (inout CollectionAccess) -> Void) {
     loaded.withLock { loaded in
-      guard var access = loaded[collection] else { return }
-      change(&access)
-      loaded[collection] = access
+      // Changed in place: a copy taken out and put back copied every owner of the collection
+      // at each CreateItem.
+      guard loaded[collection] != nil else { return }
+      change(&loaded[collection]!)
     }
   }
 }

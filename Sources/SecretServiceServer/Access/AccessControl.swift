@@ -364,6 +364,11 @@ final class AccessControl: Sendable {
   /// every record, the journal every decision (each line costs a write, on every read).
   /// Called once the call is answered, on the thread that answered it; the audit log queues
   /// the records and writes them in batches (see `AuditLog`).
+  /// Decisions the journal shows once per connection (see `log`).
+  static let routine: Set<AuditRecord.Decision> = [
+    .owner, .grant, .allowedOnce, .allowedInSession, .wouldAsk,
+  ]
+
   func log(_ records: [AuditRecord]) {
     guard let audit, let first = records.first else { return }
     audit.append(records)
@@ -378,7 +383,10 @@ final class AccessControl: Sendable {
       return true
     }
     if anchorDue { Task.detached { [self] in await Blocking.run { self.keepAnchor() } } }
-    let routine = records.allSatisfy { $0.decision == .owner || $0.decision == .grant }
+    // What needs no one's attention goes to the journal once per connection and decision:
+    // a program reading its own items, by a grant, by an answer already given, or (in audit)
+    // what protect would ask about. The audit log has every one.
+    let routine = records.allSatisfy { Self.routine.contains($0.decision) }
     if routine {
       let sender = BusName(unchecked: first.sender)
       let repeated = state.withLock { state in
