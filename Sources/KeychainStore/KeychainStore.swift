@@ -112,7 +112,7 @@ public final class KeychainStore: Sendable {
     StoreFiles.ensureReserve(in: directory)
 
     memory = try DatabaseQueue(configuration: StoreFiles.configuration(journal: false))
-    try migrator.migrate(memory)
+    try Schema.copy(from: lookupReader, to: memory)
     try createSessionCollection()
   }
 

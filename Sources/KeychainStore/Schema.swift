@@ -140,6 +140,38 @@ enum Schema {
     return migrator
   }
 
+  /// Gives `target`, an empty database, the schema of `source`, a migrated store: its
+  /// tables, indexes and triggers as SQLite recorded them, and the rows of `meta` and
+  /// `grdb_migrations`, in one transaction. The in-memory session database is made this way at
+  /// each start: running the six migrations again cost an eighth of keychaind's instructions
+  /// to its first answer.
+  static func copy(from source: some DatabaseReader, to target: some DatabaseWriter) throws {
+    let (definitions, meta, migrations) = try source.read { db in
+      (
+        try String.fetchAll(
+          db,
+          sql: """
+            SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'
+            ORDER BY rowid
+            """),
+        try Row.fetchAll(db, sql: "SELECT name, value FROM meta"),
+        try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+      )
+    }
+    try target.write { db in
+      for definition in definitions { try db.execute(sql: definition) }
+      for row in meta {
+        try db.execute(
+          sql: "INSERT INTO meta (name, value) VALUES (?, ?)",
+          arguments: [row["name"] as DatabaseValue, row["value"] as DatabaseValue])
+      }
+      for identifier in migrations {
+        try db.execute(
+          sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [identifier])
+      }
+    }
+  }
+
   /// Adds one to the commit counter and returns it; in every durable transaction.
   static let bumpCommitCount =
     "UPDATE meta SET value = value + 1 WHERE name = 'commit-count' RETURNING value"

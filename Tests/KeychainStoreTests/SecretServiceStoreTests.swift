@@ -4,6 +4,7 @@
 // collections, locked matches apart, secrets and timestamps.
 
 import Foundation
+import GRDB
 import KeychainCrypto
 import Testing
 
@@ -159,6 +160,23 @@ import Testing
       #expect(!bytes.contains(Array("MEMORYMARKER".utf8)), "\(name)")
     }
     #expect(try fixture.open().searchItems(["s": "1"]).unlocked.isEmpty)
+  }
+
+  @Test func theSessionDatabaseHasTheFilesSchema() throws {
+    let store = try StoreFixture().open()
+    func schema(_ database: some DatabaseReader) throws -> [[String?]] {
+      try database.read { db in
+        let objects = try Row.fetchAll(
+          db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
+        ).map { row in [row["type"], row["name"], row["tbl_name"], row["sql"]] as [String?] }
+        let migrations = try String.fetchAll(
+          db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
+        let meta = try String.fetchAll(db, sql: "SELECT name FROM meta ORDER BY name")
+        return objects + [migrations, meta]
+      }
+    }
+    #expect(try schema(store.memory) == schema(store.persistent))
+    #expect(try store.memory.read { try Schema.migrator(store.keys).hasCompletedMigrations($0) })
   }
 
   @Test func aliases() throws {
