@@ -76,8 +76,9 @@ def run(*command, stdin=""):
     return done.stdout
 
 
-def wait_until(step, condition, describe, seconds=90):
-    """Polls condition() until it holds: a bound for slow machines, not a speed check."""
+def wait_until(step, condition, describe, seconds=90, fails=True):
+    """Polls condition() until it holds: a bound for slow machines, not a speed check. Past
+    the bound, fails the run (or returns None when `fails` is False)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if not seahorse_alive():
@@ -89,6 +90,8 @@ def wait_until(step, condition, describe, seconds=90):
         if value:
             return value
         time.sleep(0.1)
+    if not fails:
+        return None
     fail(f"{step}: expected {describe()}")
 
 
@@ -142,6 +145,20 @@ for attempt in range(3):
                       file=sys.stderr)
                 sys.exit(1)
             time.sleep(0.05)
+        import pyatspi  # after the accessibility bus exists
+        # The registry, started before Seahorse rather than by Seahorse's bridge: under load,
+        # a registry activated in the middle of Seahorse's start was seen to go away, leaving
+        # Seahorse registered nowhere.
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                pyatspi.Registry.getDesktop(0).childCount
+                break
+            except Exception as error:
+                if time.monotonic() > deadline:
+                    print(f"FAILED on {PROVIDER}: no AT-SPI registry: {error}", file=sys.stderr)
+                    sys.exit(1)
+                time.sleep(0.1)
     # Its warnings go to a file: a pipe nobody reads would fill and stop it.
     seahorse_log = tempfile.TemporaryFile(mode="w+")
     seahorse = spawn(["seahorse"], stdout=subprocess.DEVNULL, stderr=seahorse_log)
@@ -157,9 +174,6 @@ for attempt in range(3):
 
 def seahorse_alive():
     return "seahorse" in globals() and seahorse.poll() is None
-
-
-import pyatspi  # noqa: E402  (after the accessibility bus exists)
 
 
 def find_application():
@@ -380,8 +394,17 @@ def protect_journey():
         fail(f"gcr-prompter exited with status {prompter.returncode}")
 
 
+# Seahorse registers with the accessibility registry once, as it starts: if the registry went
+# away meanwhile (seen once under load), Seahorse is nowhere to be found, and is started again.
 application = wait_until("starting Seahorse", find_application,
-                         lambda: "Seahorse on the accessibility bus")
+                         lambda: "Seahorse on the accessibility bus", fails=False)
+if application is None:
+    print("Seahorse not on the accessibility bus: starting it again", file=sys.stderr)
+    os.killpg(seahorse.pid, signal.SIGKILL)
+    seahorse.wait()
+    seahorse = spawn(["seahorse"], stdout=subprocess.DEVNULL, stderr=seahorse_log)
+    application = wait_until("starting Seahorse again", find_application,
+                             lambda: "Seahorse on the accessibility bus")
 if MODE == "protect":
     protect_journey()
     print("OK")
