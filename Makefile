@@ -10,7 +10,7 @@ CONFIG ?= release
 STATIC ?= --static-swift-stdlib
 
 .PHONY: all build test test-debug lint format benchmark benchmark-baseline benchmark-check clean run \
-  install uninstall deb sanitize fuzz docs
+  install uninstall deb sanitize fuzz docs bench-compare cost-check
 
 all: build
 
@@ -50,6 +50,19 @@ benchmark-baseline:
 benchmark-check:
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark \
 	  --target StoreBenchmarks --target CryptoBenchmarks baseline check before
+
+# This tree against REF (the last release) in one run: instructions per call and per cold start
+# (callgrind), wall time and CPU (keychain-load), and what make install installs. After make build.
+REF ?= ab36ffa
+bench-compare:
+	Benchmarks/scripts/bench-compare.sh $(REF) $(ITEMS) $(SAMPLES)
+
+# Fails when a call or a cold start takes more than 5 % more instructions than the baseline
+# committed with the release (Benchmarks/instructions.json). A change that must cost more says
+# so in its commit and moves the baseline on purpose: `make cost-check WRITE=1`.
+cost-check:
+	Benchmarks/scripts/instructions.py $(if $(WRITE),--write,--check) Benchmarks/instructions.json \
+	  "now=$(BIN)/keychaind"
 
 clean:
 	rm -rf .build .build-sanitize Benchmarks/.build Fuzz/.build

@@ -9,7 +9,9 @@
 # python3-secretstorage). From the project root, after `make build`:
 #
 #   printf pw | .build/release/keychain-load seed keychaind --data-dir /tmp/store/data/keychaind --items 100000
-#   Benchmarks/scripts/cold-start.py --store /tmp/store [--unlock pw] [--runs 5]
+#   Benchmarks/scripts/cold-start.py --store /tmp/store [--unlock pw] [--runs 5] [--binary B]
+#
+# A store directory may also hold state/keychaind (an audit log), copied with it.
 #
 # For gnome-keyring: --provider gnome-keyring --store DIR with DIR/keyrings/login.keyring.
 import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
@@ -37,9 +39,10 @@ def one_run(args, home):
         capture_output=True, text=True, check=True).stdout.split()
     bus_address, bus_pid = address[0], int(address[1])
     environment = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=bus_address, HOME=home,
-                       XDG_DATA_HOME=home + "/data", XDG_RUNTIME_DIR=home + "/run", PINENTRY="none")
+                       XDG_DATA_HOME=home + "/data", XDG_RUNTIME_DIR=home + "/run",
+                       XDG_STATE_HOME=home + "/state", PINENTRY="none")
     if args.provider == "keychaind":
-        command = [ROOT + "/.build/release/keychaind"] + (["--unlock"] if args.unlock else [])
+        command = [args.binary] + (["--unlock"] if args.unlock else [])
     else:
         command = ["gnome-keyring-daemon", "--foreground", "--components=secrets"] + (
             ["--unlock"] if args.unlock else [])
@@ -94,11 +97,16 @@ def main():
     parser.add_argument("--provider", default="keychaind", choices=["keychaind", "gnome-keyring"])
     parser.add_argument("--unlock", help="the password: start with --unlock")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--binary", default=ROOT + "/.build/release/keychaind",
+                        help="the keychaind to start (another tree's, to compare)")
     args = parser.parse_args()
     results = []
     for _ in range(args.runs):
         with tempfile.TemporaryDirectory() as home:
             shutil.copytree(os.path.join(args.store, "data"), home + "/data")
+            # The audit log, when the store has one (state/keychaind): start-up must not read it.
+            if os.path.isdir(os.path.join(args.store, "state")):
+                shutil.copytree(os.path.join(args.store, "state"), home + "/state")
             os.makedirs(home + "/run", mode=0o700)
             results.append(one_run(args, home))
     median = lambda index: statistics.median(r[index] for r in results if r[index] is not None)

@@ -11,7 +11,10 @@
 # 10000 items through the bus take it ~40 minutes) and CREATES (default 100) CreateItem calls
 # are timed on top.
 # Each provider is also restarted COLD_RUNS times (default 5) to time the cold start to the
-# first secret. PROVIDERS defaults to "keychaind gnome-keyring" (the latter if installed).
+# first secret. PROVIDERS defaults to "keychaind gnome-keyring" (the latter if installed); an
+# entry NAME=DAEMON runs another keychaind binary under that name (its store seeded by the
+# keychain-load beside it), and NAME=DAEMON@off the same with access-control = off
+# (Benchmarks/scripts/bench-compare.sh compares the last release with this tree so).
 # Nothing touches your session bus or home.
 set -euo pipefail
 items=${1:-1000}
@@ -22,20 +25,25 @@ bin=$root/.build/release
 out=$(mktemp -d)
 export COLD_RUNS=${COLD_RUNS:-5} MEASURE_ARGS=${MEASURE_ARGS:-}
 
-run_provider() {  # NAME: starts it on a private bus, runs keychain-load, writes $out/NAME.json
+run_provider() {  # SPEC: starts it on a private bus, runs keychain-load, writes $out/NAME.json
   # The throwaway HOME is set before the bus starts, so that anything the bus activates uses it.
-  local home
+  local home name=${1%%=*} daemon=$bin/keychaind
+  [[ "$1" == *=* ]] && daemon=${1#*=}
   home=$(mktemp -d)
-  mkdir -p "$home/data" "$home/run" "$home/cache" "$home/config"
+  mkdir -p "$home/data" "$home/run" "$home/cache" "$home/config/keychaind"
   chmod 700 "$home/run"
+  if [[ "$daemon" == *@off ]]; then
+    daemon=${daemon%@off}
+    echo "access-control = off" > "$home/config/keychaind/keychaind.conf"
+  fi
   HOME=$home XDG_DATA_HOME=$home/data XDG_RUNTIME_DIR=$home/run XDG_CACHE_HOME=$home/cache \
     XDG_CONFIG_HOME=$home/config PINENTRY=none dbus-run-session -- bash -c '
     set -e
-    provider=$1 bin=$2 items=$3 samples=$4 result=$5
+    provider=$1 bin=$2 items=$3 samples=$4 result=$5 daemon=$6
     if [ "$provider" = gnome-keyring ]; then
       start="printf pw | exec gnome-keyring-daemon --foreground --unlock --components=secrets"
     else
-      start="printf pw | exec $bin/keychaind --unlock"
+      start="printf pw | exec $daemon --unlock"
     fi
     seeded=()
     if [ "$items" -gt 2000 ]; then
@@ -48,7 +56,8 @@ run_provider() {  # NAME: starts it on a private bus, runs keychain-load, writes
         "$bin/keychain-load" set-password --old "" --new pw --items "$items"
         kill $! && wait $! || true
       else
-        printf pw | "$bin/keychain-load" seed keychaind --data-dir "$XDG_DATA_HOME/keychaind" --items "$items"
+        # The daemon'"'"'s own tree writes its store (an older keychaind cannot read a newer one).
+        printf pw | "$(dirname "$daemon")/keychain-load" seed keychaind --data-dir "$XDG_DATA_HOME/keychaind" --items "$items"
       fi
     fi
     sh -c "$start" >/dev/null 2>&1 &
@@ -59,23 +68,25 @@ run_provider() {  # NAME: starts it on a private bus, runs keychain-load, writes
     pid=$(gdbus call --session -d org.freedesktop.DBus -o /org/freedesktop/DBus \
       -m org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.secrets | grep -o "[0-9]\+" | tail -1)
     kill "$pid" 2>/dev/null || true
-  ' _ "$1" "$bin" "$items" "$samples" "$out/$1.json" 2> >(grep -v "fd limit" >&2)
+  ' _ "$name" "$bin" "$items" "$samples" "$out/$name.json" "$daemon" 2> >(grep -v "fd limit" >&2)
   rm -rf "$home"
 }
 
+names=()
 for provider in $providers; do
   echo "== $provider: $items items, $samples samples" >&2
   run_provider "$provider"
+  names+=("${provider%%=*}")
 done
 
-python3 - "$out" $providers <<'PY'
+python3 - "$out" "${names[@]}" <<'PY'
 import json, sys
 out, providers = sys.argv[1], sys.argv[2:]
 data = {p: json.load(open(f"{out}/{p}.json")) for p in providers}
 def cell(entry, key):
     return entry.get(key) if entry else None
 head = "| operation | " + " | ".join(f"{p} p50 µs | {p} CPU µs/call" for p in providers)
-print(head + (" | gnome-keyring / keychaind (p50) |" if len(providers) > 1 else " |"))
+print(head + (f" | {providers[1]} / {providers[0]} (p50) |" if len(providers) > 1 else " |"))
 print("| --- " * (1 + 2 * len(providers) + (len(providers) > 1)) + "|")
 for op in data[providers[0]]:
     if op.startswith("memory ") or op.startswith("note "):
