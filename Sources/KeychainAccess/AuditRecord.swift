@@ -148,41 +148,94 @@ public struct AuditRecord: Codable, Sendable, Equatable {
     return String(decoding: bytes, as: UTF8.self)
   }
 
-  /// Appends the record's JSON, keys in order, to `out`. Written by hand, in bytes: it is made
-  /// for every read (Foundation's encoder took ten times as long, and building a `String`
-  /// piece by piece twice as long as this).
+  /// Appends the record's JSON, keys in order, to `out`. Written by hand, in bytes, numbers
+  /// included: it is made for every read (Foundation's encoder took ten times as long, and
+  /// building a `String` piece by piece twice as long as this).
   public func appendJSON(to out: inout [UInt8]) {
     out.reserveCapacity(out.count + app.json.utf8.count + (item?.utf8.count ?? 0) + 160)
-    Self.append(#"{"app":"#, to: &out)
+    out.append(contentsOf: #"{"app":"#.utf8)
     out.append(contentsOf: app.json.utf8)
-    if let count { Self.append(#","count":\#(count)"#, to: &out) }
-    Self.append(#","decision":""#, to: &out)
-    Self.append(decision.rawValue, to: &out)
+    if let count {
+      out.append(contentsOf: #","count":"#.utf8)
+      Self.appendDecimal(count, to: &out)
+    }
+    out.append(contentsOf: #","decision":""#.utf8)
+    out.append(contentsOf: decision.rawValue.utf8)
     out.append(UInt8(ascii: "\""))
     if let detail {
-      Self.append(#","detail":"#, to: &out)
+      out.append(contentsOf: #","detail":"#.utf8)
       Self.quote(detail, into: &out)
     }
-    if let dropped { Self.append(#","dropped":\#(dropped)"#, to: &out) }
+    if let dropped {
+      out.append(contentsOf: #","dropped":"#.utf8)
+      Self.appendDecimal(dropped, to: &out)
+    }
     if let item {
-      Self.append(#","item":"#, to: &out)
+      out.append(contentsOf: #","item":"#.utf8)
       Self.quote(item, into: &out)
     }
-    Self.append(#","op":""#, to: &out)
-    Self.append(op.rawValue, to: &out)
+    out.append(contentsOf: #","op":""#.utf8)
+    out.append(contentsOf: op.rawValue.utf8)
     out.append(UInt8(ascii: "\""))
     if let prev {
-      Self.append(#","prev":"#, to: &out)
+      out.append(contentsOf: #","prev":"#.utf8)
       Self.quote(prev, into: &out)
     }
-    if let resumed { Self.append(#","resumed":\#(resumed)"#, to: &out) }
-    Self.append(#","sender":"#, to: &out)
+    if let resumed {
+      out.append(contentsOf: #","resumed":"#.utf8)
+      Self.appendDecimal(resumed, to: &out)
+    }
+    out.append(contentsOf: #","sender":"#.utf8)
     Self.quote(sender, into: &out)
-    Self.append(#","seq":\#(seq),"time":\#(time),"v":\#(v)}"#, to: &out)
+    out.append(contentsOf: #","seq":"#.utf8)
+    Self.appendDecimal(seq, to: &out)
+    out.append(contentsOf: #","time":"#.utf8)
+    Self.appendTime(time, to: &out)
+    out.append(contentsOf: #","v":"#.utf8)
+    Self.appendDecimal(v, to: &out)
+    out.append(UInt8(ascii: "}"))
   }
 
-  private static func append(_ text: String, to out: inout [UInt8]) {
-    out.append(contentsOf: text.utf8)
+  /// `value` in decimal.
+  static func appendDecimal(_ value: some BinaryInteger, to out: inout [UInt8]) {
+    if value < 0 { out.append(UInt8(ascii: "-")) }
+    appendDigits(UInt64(value.magnitude), width: 1, to: &out)
+  }
+
+  /// `value`'s decimal digits, at least `width` of them (zeros in front).
+  private static func appendDigits(_ value: UInt64, width: Int, to out: inout [UInt8]) {
+    var divisor: UInt64 = 1
+    var places = 1
+    while places < width || value / divisor >= 10 {
+      divisor *= 10
+      places += 1
+    }
+    var rest = value
+    while divisor > 0 {
+      out.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+      rest %= divisor
+      divisor /= 10
+    }
+  }
+
+  /// A time rounded to microseconds as Swift prints it (`1732790000.1234`, `1732790000.0`):
+  /// seconds, a point, and the microseconds without their trailing zeros. `JSONDecoder` reads
+  /// back the same `Double`.
+  static func appendTime(_ time: Double, to out: inout [UInt8]) {
+    let micros = Int64((time * 1_000_000).rounded())
+    guard time >= 0, time < 1e12, Double(micros) / 1_000_000 == time else {
+      out.append(contentsOf: "\(time)".utf8)  // not a rounded time: Swift's own text
+      return
+    }
+    appendDecimal(micros / 1_000_000, to: &out)
+    out.append(UInt8(ascii: "."))
+    var fraction = micros % 1_000_000
+    var width = 6
+    while width > 1, fraction % 10 == 0 {
+      fraction /= 10
+      width -= 1
+    }
+    appendDigits(UInt64(fraction), width: width, to: &out)
   }
 
   /// `value` as a JSON string: quotes, backslashes and control characters escaped.
