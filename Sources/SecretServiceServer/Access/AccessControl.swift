@@ -5,7 +5,8 @@
 // (with the desktop notifications some refusals call for, see `RefusalNotices`).
 // The rules themselves are `AccessPolicy`'s; the store keeps owners and grants. `StoreView`
 // asks here whether a caller may use an item, and `AccessFilter` writes what each call did to
-// the audit log.
+// the audit log (`AccessControl+Audit.swift`); `AccessControl+Applications.swift` reads the
+// names `keychainctl access` gives applications.
 
 import Foundation
 import KeychainAccess
@@ -88,7 +89,7 @@ final class AccessControl: Sendable {
   let startedAt = AccessControl.ticksSinceBoot()
   let notices: RefusalNotices
   /// Sends desktop notifications: through the daemon's connection, once it is published.
-  private let desktop = Mutex<(@Sendable (Message) async -> Void)?>(nil)
+  let desktop = Mutex<(@Sendable (Message) async -> Void)?>(nil)
   let logger: Logger
   /// How long a Deny keeps the same application from being asked about the same item again.
   static let denialQuiet: TimeInterval = 5
@@ -311,162 +312,5 @@ final class AccessControl: Sendable {
       if until <= now { state.denied[caller.memoryKey]?[item] = nil }
       return until > now
     }
-  }
-
-  // MARK: The audit log
-
-  /// After `collections` were unlocked: the audit log's key is read from (or kept in) the
-  /// first of them that can give it, and what was hashed before it is sealed.
-  func collectionsUnlocked(_ collections: [String]) {
-    guard let audit else { return }
-    for collection in collections where collection != KeychainStore.sessionCollection {
-      let known = state.withLock { $0.auditKey }
-      do {
-        let key = try store.auditKey(from: collection, known: known)
-        guard known == nil else { continue }
-        // The furthest anchor any open collection kept: the others may be older.
-        let anchor = collections.compactMap { try? store.auditAnchor(in: $0) }
-          .max { $0.seq < $1.seq }
-        state.withLock {
-          $0.auditKey = key
-          $0.anchored = (anchor?.seq ?? 0, Date())
-        }
-        audit.setKey(try HMACKey(key), anchor: anchor)
-      } catch {
-        logger.warning("audit log: no chain key from \(collection): \(error)")
-      }
-    }
-  }
-
-  /// How often, at most, the chain's end is kept in the store while records are written.
-  static let anchorInterval: TimeInterval = 300
-
-  /// Keeps the audit chain's end in the store (see `AuditChain.Anchor`), if it moved since it
-  /// was last kept. Called when keychaind stops, and after records now and then.
-  func keepAnchor() {
-    guard let audit, let anchor = audit.anchor,
-      let key = state.withLock({ state -> SecureBytes? in
-        guard state.anchored.seq != anchor.seq else { return nil }
-        state.anchored = (anchor.seq, Date())
-        return state.auditKey
-      })
-    else { return }
-    audit.sync()
-    do {
-      try store.keepAuditAnchor(anchor, auditKey: key)
-    } catch {
-      logger.warning("audit log: cannot keep its end in the store: \(error)")
-    }
-  }
-
-  /// Writes `records` (one call's) to the audit log, and one line for them to the journal,
-  /// except a routine allow (owner, grant) a connection had journalled before: the file has
-  /// every record, the journal every decision (each line costs a write, on every read).
-  /// Called once the call is answered, on the thread that answered it; the audit log queues
-  /// the records and writes them in batches (see `AuditLog`).
-  /// Decisions the journal shows once per connection (see `log`).
-  static let routine: Set<AuditRecord.Decision> = [
-    .owner, .grant, .allowedOnce, .allowedInSession, .wouldAsk,
-  ]
-
-  func log(_ records: [AuditRecord]) {
-    guard let audit, let first = records.first else { return }
-    audit.append(records)
-    if let desktop = desktop.withLock({ $0 }), let notice = notices.notice(after: records) {
-      // Rare (a program refused again and again, or with no display): a task of its own.
-      Task { await desktop(notice.message) }
-    }
-    let anchorDue = state.withLock { state in
-      guard state.auditKey != nil, -state.anchored.at.timeIntervalSinceNow >= Self.anchorInterval
-      else { return false }
-      state.anchored.at = Date()
-      return true
-    }
-    if anchorDue { Task.detached { [self] in await Blocking.run { self.keepAnchor() } } }
-    // What needs no one's attention goes to the journal once per connection and decision:
-    // a program reading its own items, by a grant, by an answer already given, or (in audit)
-    // what protect would ask about. The audit log has every one.
-    let routine = records.allSatisfy { Self.routine.contains($0.decision) }
-    if routine {
-      let sender = BusName(unchecked: first.sender)
-      let repeated = state.withLock { state in
-        !state.journalled[sender, default: []].insert(first.decision).inserted
-          && records.allSatisfy { state.journalled[sender]?.contains($0.decision) == true }
-      }
-      if repeated { return }
-    }
-    let who = first.app.key.isEmpty ? first.app.display : first.app.key
-    let pid = first.app.pid.map(String.init) ?? "?"
-    let what = records.map { "\($0.op.rawValue) \($0.decision.rawValue) \($0.item ?? "-")" }
-    logger.info("access by \(who) (pid \(pid)): \(what.joined(separator: "; "))")
-  }
-
-  /// Writes what an import did to the audit log, one record per item: as `caller`, who asked
-  /// for it, or as keychaind's own import at an unlock.
-  func logImport(_ items: ImportedItems, by caller: CallerApp?) {
-    guard audit != nil else { return }
-    let app = caller?.auditApp ?? Self.importApp
-    let sender = caller?.sender.rawValue ?? ""
-    func records(_ items: [ItemID], _ op: AuditRecord.Operation, _ decision: AuditRecord.Decision)
-      -> [AuditRecord]
-    {
-      items.map {
-        AuditRecord(
-          op: op, decision: decision, app: app, sender: sender,
-          item: Resolver.path(of: $0).rawValue)
-      }
-    }
-    log(
-      records(items.added, .create, .allowed) + records(items.updated, .write, .allowed)
-        + records(items.kept, .write, .denied))
-  }
-
-  /// How the audit log names keychaind's own imports (gnome-keyring's, oo7's and KDE's files,
-  /// read at each unlock).
-  static let importApp = AuditRecord.App(
-    AppIdentity(
-      kind: .system, key: "keychaind:import", display: "keychaind's import of keyring files",
-      verified: true), pid: nil)
-
-  /// Makes every record written so far durable.
-  func flushAudit() {
-    audit?.sync()
-  }
-}
-
-extension AccessControl {
-  /// The identity key (and pin) an argument of `keychainctl access` names: a key as listed
-  /// (`exe:…`, `flatpak:…`, `via:…`), an executable's path, or a Flatpak app id. A path the
-  /// user can change is pinned to its content now. A tool's session in one terminal is never
-  /// remembered: the next session is another.
-  func applicationKey(_ argument: String) throws(DBusError) -> (key: String, pin: String?) {
-    let facts = resolver.facts
-    let prefixes = ["exe:", "script:", "via:", "flatpak:", "snap:", "portal:"]
-    if prefixes.contains(where: argument.hasPrefix) {
-      guard !AppIdentity(kind: .via, key: argument, display: "", verified: false).isSessionBound
-      else {
-        throw DBusError(
-          .invalidArgs,
-          "'\(argument)' is a tool run in one terminal or login: it is allowed there, from the dialog, until that session ends, never for good"
-        )
-      }
-      guard argument.hasPrefix("exe:") else { return (argument, nil) }
-      let path = String(argument.dropFirst(4))
-      return (argument, facts.isSystemFile(path) ? nil : facts.pin(of: path))
-    }
-    if argument.hasPrefix("/") {
-      let path = URL(fileURLWithPath: argument).resolvingSymlinksInPath().path
-      guard FileManager.default.isExecutableFile(atPath: path) else {
-        throw DBusError(.invalidArgs, "\(argument) is not an executable file")
-      }
-      return ("exe:\(path)", facts.isSystemFile(path) ? nil : facts.pin(of: path))
-    }
-    guard argument.contains("."), !argument.contains("/"), !argument.contains(" ") else {
-      throw DBusError(
-        .invalidArgs,
-        "'\(argument)' names no application: give a path, a Flatpak app id, or a key that keychainctl access list shows"
-      )
-    }
-    return ("flatpak:\(argument)", nil)
   }
 }

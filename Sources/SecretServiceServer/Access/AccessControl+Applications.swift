@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+//
+// What `keychainctl access` names an application by, turned into the identity key that grants
+// and owners carry.
+
+import Foundation
+import KeychainAccess
+import KeychainDBus
+
+extension AccessControl {
+  /// The identity key (and pin) an argument of `keychainctl access` names: a key as listed
+  /// (`exe:…`, `flatpak:…`, `via:…`), an executable's path, or a Flatpak app id. A path the
+  /// user can change is pinned to its content now. A tool's session in one terminal is never
+  /// remembered: the next session is another.
+  func applicationKey(_ argument: String) throws(DBusError) -> (key: String, pin: String?) {
+    let facts = resolver.facts
+    let prefixes = ["exe:", "script:", "via:", "flatpak:", "snap:", "portal:"]
+    if prefixes.contains(where: argument.hasPrefix) {
+      guard !AppIdentity(kind: .via, key: argument, display: "", verified: false).isSessionBound
+      else {
+        throw DBusError(
+          .invalidArgs,
+          "'\(argument)' is a tool run in one terminal or login: it is allowed there, from the dialog, until that session ends, never for good"
+        )
+      }
+      guard argument.hasPrefix("exe:") else { return (argument, nil) }
+      let path = String(argument.dropFirst(4))
+      return (argument, facts.isSystemFile(path) ? nil : facts.pin(of: path))
+    }
+    if argument.hasPrefix("/") {
+      let path = URL(fileURLWithPath: argument).resolvingSymlinksInPath().path
+      guard FileManager.default.isExecutableFile(atPath: path) else {
+        throw DBusError(.invalidArgs, "\(argument) is not an executable file")
+      }
+      return ("exe:\(path)", facts.isSystemFile(path) ? nil : facts.pin(of: path))
+    }
+    guard argument.contains("."), !argument.contains("/"), !argument.contains(" ") else {
+      throw DBusError(
+        .invalidArgs,
+        "'\(argument)' names no application: give a path, a Flatpak app id, or a key that keychainctl access list shows"
+      )
+    }
+    return ("flatpak:\(argument)", nil)
+  }
+}
