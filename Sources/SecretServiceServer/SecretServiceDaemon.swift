@@ -139,6 +139,7 @@ public final class SecretServiceDaemon: Sendable {
       // When each caller connected, to tell its process from a later one with the same pid.
       let arrivals = try await connection.peerArrivals()
       let access = state.access
+      access.ownName.withLock { $0 = connection.uniqueName }
       Task {
         for await peer in arrivals { access.peerArrived(peer) }
       }

@@ -37,7 +37,7 @@ struct PortalTests {
     let interpreter =
       try python ?? (flags.contains("--as-portal") ? portal.get().path : "/usr/bin/python3")
     let result = try runCommand(
-      interpreter, [script, appID] + flags, environment: env, timeout: .seconds(120))
+      interpreter, [script, appID] + flags, environment: env, timeout: hangBound)
     #expect(result.status == 0, "\(result.stderr)")
     return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
   }
@@ -115,7 +115,8 @@ struct PortalTests {
     }
     try lock()
     // The call waits for the dialog, then answers the same key.
-    #expect(try Self.retrieve("org.example.App", ["--as-portal"], env) == first)
+    let again = try Self.retrieve("org.example.App", ["--as-portal"], env)
+    #expect(again == first, "\(again)\n\(pinentry.log)\n\(daemon.log)")
     #expect(pinentry.log.contains("SETOK Unlock"), "\(pinentry.log)")
     #expect(
       pinentry.log.contains(

@@ -190,6 +190,23 @@ final class AccessControl: Sendable {
 
   // MARK: Callers
 
+  /// keychaind's own unique name on the bus, once it follows arrivals there (see `caller`).
+  let ownName = Mutex<BusName?>(nil)
+
+  /// Whether unique name `peer` connected after `own`: dbus-daemon and dbus-broker number
+  /// unique names in order (`:1.N`); false for a name of another shape.
+  static func connected(_ peer: BusName, after own: BusName) -> Bool {
+    func number(_ name: BusName) -> (Int, Int)? {
+      let parts = name.rawValue.dropFirst().split(separator: ".")
+      guard name.rawValue.hasPrefix(":"), parts.count == 2, let major = Int(parts[0]),
+        let minor = Int(parts[1])
+      else { return nil }
+      return (major, minor)
+    }
+    guard let peer = number(peer), let own = number(own) else { return false }
+    return peer > own
+  }
+
   /// Notes that unique name `peer` appeared on the bus now.
   func peerArrived(_ peer: BusName) {
     let now = Self.ticksSinceBoot()
@@ -214,7 +231,14 @@ final class AccessControl: Sendable {
     let sender = request.caller
     if let known = state.withLock({ $0.callers[sender] }) { return known }
     let credentials = try? await request.callerCredentials()
-    let seen = state.withLock { $0.arrivals[sender] }
+    var seen = state.withLock { $0.arrivals[sender] }
+    if seen == nil, let own = ownName.withLock({ $0 }), Self.connected(sender, after: own) {
+      // Connected after keychaind, and its NameOwnerChanged not handled yet (the arrivals
+      // are followed by a task of their own, which a busy machine runs after this first
+      // call): it arrived by now. Taken for keychaind's start, a new portal was refused as a
+      // reused pid.
+      seen = Self.ticksSinceBoot()
+    }
     let identity: AppIdentity
     if let uid = credentials?.uid, uid != getuid() {
       // The session bus is the user's own; another user (root) is never remembered as one of
