@@ -139,10 +139,16 @@ public struct CommandResult: Sendable {
   public var stdoutBytes: [UInt8]
 }
 
+/// How long a test waits for a step that takes seconds before it calls the step hung. A bound
+/// against hanging CI, never a speed check: on a busy machine under the sanitizers an Argon2id
+/// unlock and a Python client's start took over two minutes (a 60 s bound failed CI), and a
+/// real hang still ends well inside CI's 90 minutes.
+public let hangBound = Duration.seconds(600)
+
 /// Runs a command to completion with `stdin` as its input; fails if it runs past `timeout`.
 public func runCommand(
   _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-  stdin: [UInt8] = [], timeout: Duration = .seconds(60)
+  stdin: [UInt8] = [], timeout: Duration = hangBound
 ) throws -> CommandResult {
   let dir = try TemporaryDirectory(prefix: "cmd")
   let input = dir.path + "/stdin"
@@ -175,7 +181,7 @@ public func runCommand(
 /// unanswered until it timed out.
 public func runCommandOnOwnThread(
   _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-  stdin: [UInt8] = [], timeout: Duration = .seconds(60)
+  stdin: [UInt8] = [], timeout: Duration = hangBound
 ) async throws -> CommandResult {
   try await withCheckedThrowingContinuation { continuation in
     Thread {

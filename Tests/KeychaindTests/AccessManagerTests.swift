@@ -26,7 +26,7 @@ import Testing
     unlocked, locked = c.send_and_get_reply(new_method_call(s, "SearchItems", "a{ss}", ({"service": "mail"},))).body
     for path in unlocked + locked:
         item = DBusAddress(path, "org.freedesktop.secrets", "org.freedesktop.Secret.Item")
-        reply = c.send_and_get_reply(new_method_call(item, "GetSecret", "o", (session,)), timeout=60)
+        reply = c.send_and_get_reply(new_method_call(item, "GetSecret", "o", (session,)), timeout=600)
         if reply.header.message_type.name == "error":
             print("ERROR", reply.header.fields.get(4))
         else:

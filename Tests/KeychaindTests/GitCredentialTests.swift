@@ -26,7 +26,7 @@ struct GitCredentialTests {
       "/usr/bin/env",
       ["clang", "-O1", "-w", "-o", output, source]
         + flags.stdout.split(whereSeparator: \.isWhitespace).map(String.init),
-      timeout: .seconds(120))
+      timeout: hangBound)
     try #require(built.status == 0, "clang: \(built.stderr)")
     return output
   }

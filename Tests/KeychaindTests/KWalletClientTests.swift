@@ -34,7 +34,7 @@ struct KWalletClientTests {
     stdin: [UInt8] = []
   ) throws -> CommandResult {
     try runCommand(
-      program, arguments, environment: environment, stdin: stdin, timeout: .seconds(60))
+      program, arguments, environment: environment, stdin: stdin, timeout: hangBound)
   }
 
   /// Stores entries through the KWallet API, as a KDE program does.
@@ -204,7 +204,7 @@ enum QtKeychainProgram {
           String($0).trimmingCharacters(in: .whitespacesAndNewlines)
         }
         .filter { !$0.isEmpty } + ["-lqt5keychain"],
-      timeout: .seconds(120))
+      timeout: hangBound)
     guard built.status == 0 else { throw TestingError("g++: \(built.stderr)") }
     // The directory goes with the value: keep it for the test's life.
     keep.withLock { $0.append(directory) }

@@ -29,7 +29,7 @@ struct KWalletImportTests {
     let kwalletd = try await KWalletd()
     let made = try runCommand(
       "/usr/bin/python3", [script] + wallets, environment: kwalletd.environment,
-      timeout: .seconds(120))
+      timeout: hangBound)
     #expect(made.status == 0, "\(made.stderr)")
     let held = try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? Held ?? [:]
     return (kwalletd.home, held)

@@ -38,7 +38,7 @@ struct LibsecretProxyTests {
   ) throws -> CommandResult {
     try runCommand(
       "/usr/bin/python3", [script, KeychainctlTests.keychainctl, provider, scenario],
-      environment: environment, timeout: .seconds(120))
+      environment: environment, timeout: hangBound)
   }
 
   @Test(.readsAnotherProgramsItems) func proxiesFollowLiveChangesOnKeychaind() async throws {

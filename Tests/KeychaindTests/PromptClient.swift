@@ -31,7 +31,7 @@ private let promptClientSource = """
               log = args[-1]
               while not (os.path.exists(log) and dismiss_after in open(log).read()): time.sleep(0.02)
               wrapper.call('Dismiss', '')
-          dismissed, (signature, result) = conn.recv_until_filtered(signals, timeout=60).body
+          dismissed, (signature, result) = conn.recv_until_filtered(signals, timeout=600).body
       print('DISMISSED' if dismissed else word, signature, result, flush=True)
 
   if mode == 'unlock':
@@ -103,7 +103,7 @@ final class PromptClient {
 
   /// Runs to the end and returns the output.
   func finish() throws -> String {
-    guard let status = process.wait(timeout: .seconds(60)) else {
+    guard let status = process.wait(timeout: hangBound) else {
       throw TestingError("client did not finish: \(output)")
     }
     guard status == 0 else { throw TestingError("client failed (\(status)): \(output) \(errors)") }

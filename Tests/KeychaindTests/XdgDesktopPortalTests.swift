@@ -52,7 +52,7 @@ struct XdgDesktopPortalTests {
           "/lib64", "--symlink", "usr/bin", "/bin", "--ro-bind", "/etc", "/etc", "--proc",
           "/proc", "--dev", "/dev", "--bind", "/tmp", "/tmp", "--ro-bind", clients, clients,
           "--ro-bind", info, "/.flatpak-info", "--", "/usr/bin/python3", Self.script,
-        ], environment: environment, timeout: .seconds(120))
+        ], environment: environment, timeout: hangBound)
       #expect(result.status == 0, "\(result.stderr)\n\(portalLog())")
       return result.stdout
     }
@@ -79,7 +79,7 @@ struct XdgDesktopPortalTests {
 
     // Not a Flatpak app: the portal passes an empty app id, and keychaind makes no key.
     let host = try runCommand(
-      "/usr/bin/python3", [Self.script], environment: environment, timeout: .seconds(120))
+      "/usr/bin/python3", [Self.script], environment: environment, timeout: hangBound)
     #expect(host.stdout.hasPrefix("response 2\n"), "\(host.stdout)\(host.stderr)")
     portal.signal(SIGTERM)
   }

@@ -30,7 +30,7 @@ LOGIN_PASSWORD = "password"
 
 def run(*command, stdin=""):
     """Another client's step; the proxies see it only through the provider's signals."""
-    done = subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=30)
+    done = subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         fail(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()}")
 

@@ -29,12 +29,12 @@ read_end, write_end = os.pipe()
 with connection.filter(rule) as queue:
     reply = connection.send_and_get_reply(
         new_method_call(portal, "RetrieveSecret", "ha{sv}",
-                        (write_end, {"handle_token": ("s", token)})), timeout=60)
+                        (write_end, {"handle_token": ("s", token)})), timeout=600)
     os.close(write_end)
     if reply.header.message_type == MessageType.error:
         print("error", reply.body)
         sys.exit(1)
-    response = connection.recv_until_filtered(queue, timeout=60)
+    response = connection.recv_until_filtered(queue, timeout=600)
 print("response", response.body[0])
 key = b""
 while chunk := os.read(read_end, 4096):
