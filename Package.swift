@@ -62,14 +62,18 @@ let package = Package(
     // log; no D-Bus, no SQLite.
     .target(
       name: "KeychainAccess",
-      dependencies: ["KeychainCrypto", .product(name: "Logging", package: "swift-log")]),
+      dependencies: [
+        "KeychainCrypto", "KeychainSystem", .product(name: "Logging", package: "swift-log"),
+        .product(name: "SystemPackage", package: "swift-system"),
+      ]),
 
     // The encrypted store: the only module that touches SQLite.
     .target(
       name: "KeychainStore",
       dependencies: [
-        "KeychainCore", "KeychainCrypto", "KeychainAccess",
+        "KeychainCore", "KeychainCrypto", "KeychainAccess", "KeychainSystem",
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ]),
 
     // gnome-keyring's, oo7's and KDE's keyring files, read and merged into the store, and v1
@@ -121,8 +125,9 @@ let package = Package(
     .target(name: "CKeychainProcess"),
 
     // System calls in one place: whole reads, writes and sends (EINTR and short counts) on
-    // swift-system's FileDescriptor, secrets read into locked memory, a scoped SIGPIPE block,
-    // spawning with a clean signal state, and the process-wide calls.
+    // swift-system's FileDescriptor, durable files, Unix sockets, the kernel's clocks, secrets
+    // read into locked memory, a scoped SIGPIPE block, spawning with a clean signal state, and
+    // the process-wide calls (.ci/check-system-calls keeps them here).
     .target(
       name: "KeychainSystem",
       dependencies: [
@@ -196,6 +201,7 @@ let package = Package(
         "KeychainDBus", "KeychainCrypto", "KeychainStore", "SecretServiceProtocol",
         "KeychainSystem",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ]),
 
     // The full crash-safety run (the tests run a short one); not a product.
@@ -217,6 +223,7 @@ let package = Package(
         "KeychainDBus", "KeychainSystem", "SecretServiceProtocol",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ]),
 
     .testTarget(

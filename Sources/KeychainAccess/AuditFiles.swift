@@ -7,6 +7,8 @@
 // last line of the one it drops.
 
 import Foundation
+import KeychainSystem
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -29,15 +31,13 @@ struct AuditFiles: Sendable {
   /// The last line of `path`, and whether the file ends in a newline (a half-written line
   /// otherwise); nil when it is empty or missing.
   static func lastLine(of path: String) -> (line: Substring, complete: Bool)? {
-    let file = open(path, O_RDONLY | O_CLOEXEC)
-    guard file >= 0 else { return nil }
-    defer { close(file) }
-    var status = stat()
-    guard fstat(file, &status) == 0, status.st_size > 0 else { return nil }
+    guard let file = try? FileDescriptor.open(path: path, .readOnly) else { return nil }
+    defer { file.closeQuietly() }
+    guard let status = try? file.status(), status.st_size > 0 else { return nil }
     let length = Int(min(Int64(tailBytes), Int64(status.st_size)))
     var bytes = [UInt8](repeating: 0, count: length)
     let count = bytes.withUnsafeMutableBytes {
-      pread(file, $0.baseAddress, length, off_t(Int64(status.st_size) - Int64(length)))
+      try? file.read(fromAbsoluteOffset: Int64(status.st_size) - Int64(length), into: $0)
     }
     guard count == length else { return nil }
     let complete = bytes.last == UInt8(ascii: "\n")
@@ -50,12 +50,11 @@ struct AuditFiles: Sendable {
 
   /// The first line of `path`, nil when it is empty or missing.
   static func firstLine(of path: String) -> Substring? {
-    let file = open(path, O_RDONLY | O_CLOEXEC)
-    guard file >= 0 else { return nil }
-    defer { close(file) }
+    guard let file = try? FileDescriptor.open(path: path, .readOnly) else { return nil }
+    defer { file.closeQuietly() }
     var bytes = [UInt8](repeating: 0, count: tailBytes)
-    let count = bytes.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
-    guard count > 0 else { return nil }
+    guard let count = bytes.withUnsafeMutableBytes({ try? file.read(into: $0) }), count > 0
+    else { return nil }
     let head = bytes.prefix(count)
     let end = head.firstIndex(of: UInt8(ascii: "\n")) ?? head.endIndex
     return Substring(String(decoding: head[..<end], as: UTF8.self))
@@ -80,14 +79,14 @@ struct AuditFiles: Sendable {
   }
 
   /// Opens the live file for appending (0600); its descriptor and size.
-  func openLive() throws -> (Int32, Int) {
-    let descriptor = open(live, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else {
-      throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: live])
-    }
-    var status = stat()
-    fstat(descriptor, &status)
-    return (descriptor, Int(status.st_size))
+  func openLive() throws -> (FileDescriptor, Int) {
+    guard
+      let file = try? FileDescriptor.open(
+        path: live, .writeOnly, options: [.append, .create, .closeOnExec],
+        permissions: [.ownerReadWrite])
+    else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: live]) }
+    let size = (try? file.status()).map { Int($0.st_size) } ?? 0
+    return (file, size)
   }
 
   /// Moves `audit.jsonl` to `.1` (and `.1` to `.2`, …, dropping the oldest); returns the last
@@ -100,11 +99,7 @@ struct AuditFiles: Sendable {
     for index in stride(from: keep - 1, through: 0, by: -1) {
       try? manager.moveItem(atPath: rotated(index), toPath: rotated(index + 1))
     }
-    let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if folder >= 0 {
-      fsync(folder)
-      close(folder)
-    }
+    SystemFiles.syncDirectory(directory)
     return dropped
   }
 

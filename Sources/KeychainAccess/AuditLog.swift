@@ -15,8 +15,10 @@
 
 import Foundation
 import KeychainCrypto
+import KeychainSystem
 import Logging
 import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -37,7 +39,7 @@ public final class AuditLog: Sendable {
   static let batchLimit = 256
 
   struct State {
-    var descriptor: Int32 = -1
+    var file: FileDescriptor?
     var size = 0
     var key: HMACKey?
     var lastSeq: UInt64 = 0
@@ -88,9 +90,9 @@ public final class AuditLog: Sendable {
       last = (seq, link)
       break
     }
-    let (descriptor, size) = try fileSet.openLive()
+    let (file, size) = try fileSet.openLive()
     state.withLock {
-      $0.descriptor = descriptor
+      $0.file = file
       $0.size = size
       if let last {
         $0.lastSeq = last.seq
@@ -103,9 +105,9 @@ public final class AuditLog: Sendable {
   deinit {
     writeQueued()
     state.withLock { state in
-      if state.descriptor >= 0 {
-        fsync(state.descriptor)
-        close(state.descriptor)
+      if let file = state.file {
+        _ = try? file.synchronize()
+        file.closeQuietly()
       }
     }
   }
@@ -179,7 +181,7 @@ public final class AuditLog: Sendable {
     var syncAfter: Duration?
     state.withLock { state in
       state.batchScheduled = false
-      guard !state.queued.isEmpty, state.descriptor >= 0 else { return }
+      guard !state.queued.isEmpty, state.file != nil else { return }
       let records = state.queued
       state.queued = []
       var batch = Batch(state: state)
@@ -252,8 +254,11 @@ public final class AuditLog: Sendable {
   /// Writes `batch` to the live file; the chain moves on only once it is written.
   private func flush(_ batch: inout Batch, _ state: inout State) {
     guard !batch.buffer.isEmpty else { return }
-    guard write(batch.buffer, to: state.descriptor) else {
-      logger.error("audit log: cannot write to \(path): \(String(cString: strerror(errno)))")
+    do {
+      guard let file = state.file else { throw Errno.badFileDescriptor }
+      _ = try file.writeAll(batch.buffer)
+    } catch {
+      logger.error("audit log: cannot write to \(path): \(error)")
       batch = Batch(state: state)
       return
     }
@@ -266,15 +271,15 @@ public final class AuditLog: Sendable {
   /// Starts a new live file (see `AuditFiles.shift`), whose first record says so: the link
   /// before it, and what the rotation dropped. The floor moves to the oldest file left.
   private func rotate(_ batch: inout Batch, _ state: inout State) -> Bool {
-    fsync(state.descriptor)
-    close(state.descriptor)
+    _ = try? state.file?.synchronize()
+    state.file?.closeQuietly()
     state.unsynced = 0
     let dropped = fileSet.shift()
     do {
-      (state.descriptor, state.size) = try fileSet.openLive()
+      (state.file, state.size) = try fileSet.openLive()
     } catch {
       logger.error("audit log: cannot start \(path) after rotating")
-      state.descriptor = -1
+      state.file = nil
       return false
     }
     state.floor = fileSet.floor() ?? state.floor
@@ -292,29 +297,16 @@ public final class AuditLog: Sendable {
   /// wait for the disk.
   public func sync() {
     writeQueued()
-    let duplicate: Int32 = state.withLock { state in
+    let duplicate: FileDescriptor? = state.withLock { state in
       state.syncScheduled = false
-      guard state.unsynced > 0, state.descriptor >= 0 else { return -1 }
+      guard state.unsynced > 0, let file = state.file else { return nil }
       state.unsynced = 0
       state.syncs += 1
-      return dup(state.descriptor)
+      return try? file.duplicate()
     }
-    guard duplicate >= 0 else { return }
-    fsync(duplicate)
-    close(duplicate)
-  }
-
-  private func write(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
-    var offset = 0
-    while offset < bytes.count {
-      let count = bytes.withUnsafeBytes {
-        Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset)
-      }
-      if count < 0, errno == EINTR { continue }
-      guard count > 0 else { return false }
-      offset += count
-    }
-    return true
+    guard let duplicate else { return }
+    _ = try? duplicate.synchronize()
+    duplicate.closeQuietly()
   }
 
   /// The log's files, oldest first, with their text (the queue written first).

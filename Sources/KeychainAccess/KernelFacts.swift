@@ -6,7 +6,9 @@
 
 import Foundation
 import KeychainCrypto
+import KeychainSystem
 import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -87,13 +89,7 @@ public final class KernelFacts: SystemFacts {
   }
 
   public func startDate(ticks: UInt64) -> Double {
-    var now = timespec()
-    var sinceBoot = timespec()
-    clock_gettime(CLOCK_REALTIME, &now)
-    clock_gettime(CLOCK_BOOTTIME, &sinceBoot)
-    let boot =
-      Double(now.tv_sec - sinceBoot.tv_sec) + Double(now.tv_nsec - sinceBoot.tv_nsec) / 1e9
-    return boot + Double(ticks) / Double(max(sysconf(Int32(_SC_CLK_TCK)), 1))
+    KernelClock.date(ofTicksSinceBoot: ticks)
   }
 
   public func status(of path: String) -> FileStatus? {
@@ -134,20 +130,20 @@ public final class KernelFacts: SystemFacts {
   /// The `.flatpak-info` of a process's root, opened as xdg-desktop-portal opens it: relative
   /// to a directory descriptor of the root, and only if it is a regular file.
   static func flatpakInfo(root: String) -> String? {
-    let directory = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard directory >= 0 else { return nil }
-    defer { close(directory) }
-    let file = openat(directory, ".flatpak-info", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-    guard file >= 0 else { return nil }
-    defer { close(file) }
-    var status = stat()
-    guard fstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
-      status.st_size <= 1 << 20
+    guard
+      let directory = try? FileDescriptor.open(
+        path: root, .readOnly, options: [.directory, .closeOnExec])
     else { return nil }
-    var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
-    let count = bytes.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress, $0.count) }
-    guard count >= 0 else { return nil }
-    return String(decoding: bytes.prefix(count), as: UTF8.self)
+    defer { directory.closeQuietly() }
+    guard
+      let file = try? directory.open(
+        relative: ".flatpak-info", .readOnly, options: [.closeOnExec, .noFollow, .nonBlocking])
+    else { return nil }
+    defer { file.closeQuietly() }
+    guard let status = try? file.status(), status.st_mode & S_IFMT == S_IFREG,
+      status.st_size <= 1 << 20, let bytes = try? file.readToEnd(limit: 1 << 20, chunk: 4096)
+    else { return nil }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   static func text(_ path: String) -> String? {
@@ -157,19 +153,7 @@ public final class KernelFacts: SystemFacts {
   /// A whole file, read with plain system calls (Foundation's reader stats and wraps each
   /// file; a caller's identity reads a dozen small /proc files, once per connection).
   static func bytes(_ path: String, limit: Int = 1 << 20) -> [UInt8]? {
-    let file = open(path, O_RDONLY | O_CLOEXEC)
-    guard file >= 0 else { return nil }
-    defer { close(file) }
-    var result: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while result.count < limit {
-      let count = chunk.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress, $0.count) }
-      if count < 0, errno == EINTR { continue }
-      guard count >= 0 else { return nil }
-      if count == 0 { break }
-      result += chunk[0..<count]
-    }
-    return result
+    try? SystemFiles.read(atPath: path, limit: limit, chunk: 4096, truncating: true)
   }
 
   /// A symbolic link's target; nil if it cannot be read.

@@ -194,11 +194,13 @@ final class EventLoop: SerialExecutor, @unchecked Sendable {
 
   // MARK: Timeouts
 
+  /// Milliseconds on a monotonic clock (libdbus's timeouts are intervals, so any will do).
+  /// KeychainDBus sits beside KeychainSystem, not on it: the standard library's clock.
   static func now() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1000 + UInt64(ts.tv_nsec) / 1_000_000
+    let elapsed = (ContinuousClock.now - origin).components
+    return UInt64(elapsed.seconds) * 1000 + UInt64(elapsed.attoseconds / 1_000_000_000_000_000)
   }
+  private static let origin = ContinuousClock.now
 
   fileprivate func arm(_ timeout: OpaquePointer) {
     timeouts.removeAll { $0.timeout == timeout }

@@ -98,13 +98,9 @@ public struct KeyringDirectory: Sendable {
 
   /// Reads any file the same way (a backup, say), within the keyring size limit.
   public static func readFile(_ file: String, name: String) throws -> KeyringSource {
-    let descriptor = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
-    guard descriptor >= 0 else {
-      throw KeyringFileError.unreadable(file: file, reason: String(cString: strerror(errno)))
-    }
-    defer { close(descriptor) }
-    var status = stat()
-    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+    let descriptor = try openSource(file)
+    defer { descriptor.closeQuietly() }
+    guard let status = try? descriptor.status(), status.st_mode & S_IFMT == S_IFREG else {
       throw KeyringFileError.unreadable(file: file, reason: "not a regular file")
     }
     guard status.st_size <= KeyringLimits.maxFileBytes else {
@@ -120,17 +116,28 @@ public struct KeyringDirectory: Sendable {
   }
 
   private static func readAll(_ file: String, limit: Int) throws -> [UInt8] {
-    let descriptor = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
-    guard descriptor >= 0 else {
-      throw KeyringFileError.unreadable(file: file, reason: String(cString: strerror(errno)))
-    }
-    defer { close(descriptor) }
+    let descriptor = try openSource(file)
+    defer { descriptor.closeQuietly() }
     return try readAll(descriptor, file: file, limit: limit)
   }
 
-  private static func readAll(_ descriptor: Int32, file: String, limit: Int) throws -> [UInt8] {
+  /// Opens a file to import from read-only, never through a symbolic link, and never as a
+  /// controlling terminal.
+  private static func openSource(_ file: String) throws -> FileDescriptor {
     do {
-      return try FileDescriptor(rawValue: descriptor).readToEnd(limit: limit)
+      return try FileDescriptor.open(
+        path: file, .readOnly, options: [.noFollow, .closeOnExec, .init(rawValue: O_NOCTTY)])
+    } catch {
+      throw KeyringFileError.unreadable(
+        file: file, reason: String(cString: strerror(error.rawValue)))
+    }
+  }
+
+  private static func readAll(_ descriptor: FileDescriptor, file: String, limit: Int) throws
+    -> [UInt8]
+  {
+    do {
+      return try descriptor.readToEnd(limit: limit)
     } catch .fileTooLarge {
       throw KeyringFileError.tooLarge(file: file, reason: "over \(limit) bytes")
     } catch {

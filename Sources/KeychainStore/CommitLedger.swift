@@ -16,7 +16,9 @@
 
 import Foundation
 import KeychainCrypto
+import KeychainSystem
 import Synchronization
+import SystemPackage
 
 /// The record of acknowledged and checkpointed writes beside the database.
 final class CommitLedger: Sendable {
@@ -30,9 +32,9 @@ final class CommitLedger: Sendable {
     var checkpointed: Int64
   }
 
-  // Invariant: the descriptor is opened in `init`, closed in `close`, and written only with
+  // Invariant: the file is opened in `init`, closed (nil) in `close`, and written only with
   // the mutex held, so records never interleave.
-  private let state: Mutex<(descriptor: Int32, record: Record)>
+  private let state: Mutex<(file: FileDescriptor?, record: Record)>
 
   /// Opens the ledger in `directory`, or starts one there at `count` (a new store, a store
   /// from before the ledger, or one whose ledger the user removed to accept an older copy).
@@ -45,9 +47,13 @@ final class CommitLedger: Sendable {
     } else {
       try Self.create(path, record)
     }
-    let descriptor = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
-    guard descriptor >= 0 else { throw StoreError.invalid("cannot open \(path): errno \(errno)") }
-    state = Mutex((descriptor, record))
+    do {
+      let file = try FileDescriptor.open(
+        path: path, .writeOnly, options: [.closeOnExec, .noFollow])
+      state = Mutex((file, record))
+    } catch {
+      throw StoreError.invalid("cannot open \(path): \(error)")
+    }
   }
 
   /// Records that the transaction numbered `count` is durable: called by the group commit's
@@ -55,7 +61,7 @@ final class CommitLedger: Sendable {
   func acknowledge(_ count: Int64) {
     state.withLock { state in
       state.record.acknowledged = count
-      Self.write(state.record, to: state.descriptor)
+      Self.write(state.record, to: state.file)
     }
   }
 
@@ -64,17 +70,17 @@ final class CommitLedger: Sendable {
     state.withLock { state in
       state.record.checkpointed = count
       state.record.acknowledged = max(state.record.acknowledged, count)
-      Self.write(state.record, to: state.descriptor)
-      fdatasync(state.descriptor)
+      Self.write(state.record, to: state.file)
+      _ = try? state.file?.synchronizeData()
     }
   }
 
   func close() {
     state.withLock { state in
-      guard state.descriptor >= 0 else { return }
-      fdatasync(state.descriptor)
-      Foundation.close(state.descriptor)
-      state.descriptor = -1
+      guard let file = state.file else { return }
+      _ = try? file.synchronizeData()
+      file.closeQuietly()
+      state.file = nil
     }
   }
 
@@ -171,26 +177,17 @@ final class CommitLedger: Sendable {
   }
 
   /// Writes the whole record at offset 0: always the same size, so it never leaves a tail.
-  private static func write(_ record: Record, to descriptor: Int32) {
+  private static func write(_ record: Record, to file: FileDescriptor?) {
     let bytes = encode(record)
-    _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    _ = try? file?.writeAll(toAbsoluteOffset: 0, bytes)
   }
 
   /// A new ledger, written whole under a temporary name and renamed into place.
   private static func create(_ path: String, _ record: Record) throws {
-    let temporary = path + ".new"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else {
-      throw StoreError.invalid("cannot create \(path): errno \(errno)")
+    do {
+      try SystemFiles.replace(atPath: path, with: encode(record))
+    } catch {
+      throw StoreError.invalid("cannot write \(path): \(error)")
     }
-    let bytes = encode(record)
-    let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
-    let synced = fsync(descriptor) == 0
-    Foundation.close(descriptor)
-    guard written == bytes.count, synced, rename(temporary, path) == 0 else {
-      unlink(temporary)
-      throw StoreError.invalid("cannot write \(path): errno \(errno)")
-    }
-    StoreFiles.syncDirectory((path as NSString).deletingLastPathComponent)
   }
 }

@@ -7,6 +7,8 @@
 import Foundation
 import GRDB
 import KeychainCrypto
+import KeychainSystem
+import SystemPackage
 
 enum StoreFiles {
   static let databaseName = "keychain.db"
@@ -44,13 +46,17 @@ enum StoreFiles {
   /// The index key of an existing store.
   static func readIndexKey(in directory: String) throws -> SecureBytes {
     let path = directory + "/" + indexKeyName
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-    guard fd >= 0 else { throw StoreError.invalid("cannot read \(path): errno \(errno)") }
-    defer { close(fd) }
+    let file: FileDescriptor
+    do {
+      file = try FileDescriptor.open(path: path, .readOnly, options: [.closeOnExec, .noFollow])
+    } catch {
+      throw StoreError.invalid("cannot read \(path): \(error)")
+    }
+    defer { file.closeQuietly() }
     try checkPrivate(path)
     // One byte more than a key is asked for: a longer file is not one of ours either.
     let scratch = SecureScratch(capacity: 33)
-    let count = scratch.withUnsafeMutableBytes { read(fd, $0.baseAddress, 33) }
+    let count = scratch.withUnsafeMutableBytes { (try? file.read(filling: $0)) ?? -1 }
     guard count == 32 else {
       throw StoreError.damaged(
         path: path, problem: "this is not a 32-byte key",
@@ -64,17 +70,12 @@ enum StoreFiles {
     let path = directory + "/" + indexKeyName
     let key = SecureBytes.random(count: 32, level: .longTerm)
     // Written to a temporary name and renamed, so a crash never leaves half a key.
-    let temporary = path + ".new"
-    let out = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard out >= 0 else { throw StoreError.invalid("cannot create \(path): errno \(errno)") }
-    let written = key.withUnsafeBytes { write(out, $0.baseAddress, 32) }
-    let synced = fsync(out) == 0
-    close(out)
-    guard written == 32, synced, rename(temporary, path) == 0 else {
-      unlink(temporary)
-      throw StoreError.invalid("cannot write \(path)")
+    let written = key.withUnsafeBytes { bytes in
+      Result { () throws(Errno) in try SystemFiles.replace(atPath: path, with: bytes) }
     }
-    syncDirectory(directory)
+    if case .failure(let error) = written {
+      throw StoreError.invalid("cannot write \(path): \(error)")
+    }
     return key
   }
 
@@ -87,10 +88,13 @@ enum StoreFiles {
   /// Allocates the reserve if it is not there; false when the disk has no room for it.
   @discardableResult
   static func ensureReserve(in directory: String) -> Bool {
-    let fd = open(directory + "/" + reserveName, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    return posix_fallocate(fd, 0, off_t(reserveBytes)) == 0
+    guard
+      let file = try? FileDescriptor.open(
+        path: directory + "/" + reserveName, .writeOnly, options: [.create, .closeOnExec],
+        permissions: [.ownerReadWrite])
+    else { return false }
+    defer { file.closeQuietly() }
+    return posix_fallocate(file.rawValue, 0, off_t(reserveBytes)) == 0
   }
 
   /// Frees the reserve for a delete on a full disk; false if there was none.
@@ -105,13 +109,6 @@ enum StoreFiles {
     }
   }
 
-  static func syncDirectory(_ directory: String) {
-    let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if fd >= 0 {
-      fsync(fd)
-      close(fd)
-    }
-  }
 }
 
 extension StoreFiles {
@@ -130,13 +127,11 @@ extension StoreFiles {
     // WAL is recorded in the file's header; closing checkpoints into the file and removes the log.
     try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
     try queue.close()
-    let fd = open(unfinished, O_RDONLY | O_CLOEXEC)
-    let synced = fd >= 0 && fsync(fd) == 0
-    if fd >= 0 { close(fd) }
-    guard synced, rename(unfinished, directory + "/" + databaseName) == 0 else {
-      throw StoreError.invalid("cannot create \(directory)/\(databaseName): errno \(errno)")
+    do {
+      try SystemFiles.commit(unfinished, to: directory + "/" + databaseName)
+    } catch {
+      throw StoreError.invalid("cannot create \(directory)/\(databaseName): \(error)")
     }
-    syncDirectory(directory)
     return keys
   }
 

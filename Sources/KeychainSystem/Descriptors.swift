@@ -12,15 +12,21 @@ import SystemPackage
 #endif
 
 extension FileDescriptor {
-  /// Everything up to the end of the file or stream, or `Errno.fileTooLarge` past `limit`.
-  public func readToEnd(limit: Int = .max) throws(Errno) -> [UInt8] {
+  /// Everything up to the end of the file or stream, read `chunk` bytes at a time. Past
+  /// `limit` bytes: `Errno.fileTooLarge`, or with `truncating` the bytes read up to then (a
+  /// /proc file that a process may make as long as it likes).
+  public func readToEnd(limit: Int = .max, chunk size: Int = 65536, truncating: Bool = false)
+    throws(Errno) -> [UInt8]
+  {
     var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
+    var chunk = [UInt8](repeating: 0, count: size)
     while true {
       let got = try Self.asErrno { try chunk.withUnsafeMutableBytes { try read(into: $0) } }
       if got == 0 { return bytes }
-      guard bytes.count + got <= limit else { throw Errno.fileTooLarge }
       bytes += chunk[..<got]
+      guard bytes.count >= limit else { continue }
+      if truncating { return bytes }
+      if bytes.count > limit { throw Errno.fileTooLarge }
     }
   }
 

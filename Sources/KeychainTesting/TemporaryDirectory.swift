@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 
 import Foundation
+import KeychainSystem
+import SystemPackage
 
 /// A fresh 0700 directory under the system's temp dir, removed with everything in it when freed.
 public final class TemporaryDirectory: Sendable {
@@ -26,11 +28,13 @@ public final class TemporaryDirectory: Sendable {
 /// thread starts at that moment keeps the program open for writing for as long as it lives, and
 /// every exec of the program then fails with ETXTBSY ("Text file busy").
 public func writeExecutable(_ text: String, to path: String) throws {
-  let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o700)
-  guard fd >= 0 else { throw TestingError("cannot create \(path): errno \(errno)") }
-  defer { close(fd) }
-  let bytes = Array(text.utf8)
-  guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
-    throw TestingError("cannot write \(path): errno \(errno)")
+  do {
+    let file = try FileDescriptor.open(
+      path: path, .writeOnly, options: [.create, .truncate, .closeOnExec],
+      permissions: [.ownerReadWriteExecute])
+    defer { file.closeQuietly() }
+    try file.writeAll(text.utf8)
+  } catch {
+    throw TestingError("cannot write \(path): \(error)")
   }
 }

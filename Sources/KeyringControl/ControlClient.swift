@@ -72,33 +72,13 @@ public enum ControlClient {
     else {
       throw ControlError(description: "\(path) is not a control socket of this user")
     }
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw ControlError(description: "socket: errno \(errno)") }
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-      close(fd)
+    do {
+      return try UnixSocket.connect(to: path, timeout: 5).rawValue
+    } catch .fileNameTooLong {
       throw ControlError(description: "\(path) is too long for a socket path")
+    } catch {
+      throw ControlError(description: "connect \(path): \(error)")
     }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      raw.copyBytes(from: bytes)
-      raw[bytes.count] = 0
-    }
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard connected == 0 else {
-      let error = errno
-      close(fd)
-      throw ControlError(description: "connect \(path): errno \(error)")
-    }
-    return fd
   }
 
   private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {

@@ -51,32 +51,19 @@ public final class ControlServer: Sendable {
       if (try? ControlClient.probe(path)) != nil { return nil }
       unlink(path)
     }
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw ControlError(description: "socket: errno \(errno)") }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-      Glibc.close(fd)
+    let listener: FileDescriptor
+    do {
+      listener = try UnixSocket.listen(at: path)
+    } catch .fileNameTooLong {
       throw ControlError(description: "\(path) is too long for a socket path")
+    } catch {
+      throw ControlError(description: "cannot listen at \(path): \(error)")
     }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      raw.copyBytes(from: bytes)
-      raw[bytes.count] = 0
+    guard lstat(path, &info) == 0 else {
+      listener.closeQuietly()
+      throw ControlError(description: "cannot listen at \(path): it went away")
     }
-    // Created 0600 from the start: no moment in which another user could connect.
-    let previous = umask(0o177)
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    umask(previous)
-    guard bound == 0, Glibc.listen(fd, 16) == 0, lstat(path, &info) == 0 else {
-      let error = errno
-      Glibc.close(fd)
-      throw ControlError(description: "cannot listen at \(path): errno \(error)")
-    }
+    let fd = listener.rawValue
     return start(ControlServer(path: path, listener: fd, inode: UInt64(info.st_ino)), handler)
   }
 
@@ -89,22 +76,8 @@ public final class ControlServer: Sendable {
     guard environment["LISTEN_PID"] == String(getpid()), environment["LISTEN_FDS"] == "1"
     else { return nil }
     let fd: Int32 = 3
-    var type: Int32 = 0
-    var length = socklen_t(MemoryLayout<Int32>.size)
-    var address = sockaddr_un()
-    var addressLength = socklen_t(MemoryLayout<sockaddr_un>.size)
-    let named = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &addressLength) }
-    }
-    guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0,
-      type == Int32(SOCK_STREAM.rawValue), named == 0, address.sun_family == sa_family_t(AF_UNIX)
-    else { return nil }
+    guard let path = UnixSocket.boundPath(of: FileDescriptor(rawValue: fd)) else { return nil }
     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-    // A path that fills sun_path has no terminating NUL (unix(7)): read up to the first NUL
-    // within the field, never past it.
-    let path = withUnsafeBytes(of: &address.sun_path) { field in
-      String(decoding: field.prefix { $0 != 0 }, as: UTF8.self)
-    }
     return start(ControlServer(path: path, listener: fd, inode: 0), handler)
   }
 

@@ -8,6 +8,8 @@ import ArgumentParser
 import Foundation
 import KeychainCrypto
 import KeychainStore
+import KeychainSystem
+import SystemPackage
 
 struct Seed: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -101,9 +103,12 @@ struct Seed: ParsableCommand {
         text += "[\(id):attribute\(number)]\nname=\(name)\ntype=string\nvalue=\(value)\n\n"
       }
     }
-    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-    guard fd >= 0 else { throw ValidationError("cannot create \(path)") }
-    let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-    try handle.write(contentsOf: Data(text.utf8))
+    guard
+      let file = try? FileDescriptor.open(
+        path: path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
+        permissions: [.ownerReadWrite])
+    else { throw ValidationError("cannot create \(path)") }
+    defer { file.closeQuietly() }
+    try file.writeAll(text.utf8)
   }
 }

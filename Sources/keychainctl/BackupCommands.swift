@@ -129,21 +129,27 @@ struct Export: AsyncParsableCommand {
 
   /// Creates `path` 0600, failing if it exists, and syncs it before returning.
   private func write(_ bytes: [UInt8], to path: String) throws {
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-    guard descriptor >= 0 else {
-      complain("keychainctl: cannot create \(path): \(String(cString: strerror(errno)))")
+    let file: FileDescriptor
+    do {
+      file = try FileDescriptor.open(
+        path: path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec, .noFollow],
+        permissions: [.ownerReadWrite])
+    } catch {
+      complain("keychainctl: cannot create \(path): \(error)")
       throw Exit.failure
     }
-    defer { close(descriptor) }
+    defer { file.closeQuietly() }
     do {
-      try bytes.withUnsafeBytes { try FileDescriptor(rawValue: descriptor).writeAll(bytes: $0) }
+      try bytes.withUnsafeBytes { try file.writeAll(bytes: $0) }
     } catch {
       complain("keychainctl: cannot write \(path): \(error)")
       unlink(path)
       throw Exit.failure
     }
-    guard fsync(descriptor) == 0 else {
-      complain("keychainctl: cannot sync \(path): \(String(cString: strerror(errno)))")
+    do {
+      try file.synchronize()
+    } catch {
+      complain("keychainctl: cannot sync \(path): \(error)")
       throw Exit.failure
     }
   }

@@ -146,7 +146,8 @@ extension Configuration {
       try FileManager.default.createDirectory(
         atPath: directory, withIntermediateDirectories: true,
         attributes: [.posixPermissions: 0o700])
-      try replaceFile(atPath: path, with: Array((lines.joined(separator: "\n") + "\n").utf8))
+      try SystemFiles.replace(
+        atPath: path, with: Array((lines.joined(separator: "\n") + "\n").utf8))
     } catch {
       throw Failure(description: "\(path): cannot be written: \(error)")
     }

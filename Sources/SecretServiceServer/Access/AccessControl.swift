@@ -13,6 +13,7 @@ import KeychainAccess
 import KeychainCrypto
 import KeychainDBus
 import KeychainStore
+import KeychainSystem
 import Logging
 import Synchronization
 
@@ -86,7 +87,7 @@ final class AccessControl: Sendable {
   let resolver: IdentityResolver
   /// When keychaind started, in clock ticks after boot: the arrival of a connection older
   /// than keychaind, for the check that its pid was not reused.
-  let startedAt = AccessControl.ticksSinceBoot()
+  let startedAt = KernelClock.ticksSinceBoot()
   let notices: RefusalNotices
   /// Sends desktop notifications: through the daemon's connection, once it is published.
   let desktop = Mutex<(@Sendable (Message) async -> Void)?>(nil)
@@ -209,7 +210,7 @@ final class AccessControl: Sendable {
 
   /// Notes that unique name `peer` appeared on the bus now.
   func peerArrived(_ peer: BusName) {
-    let now = Self.ticksSinceBoot()
+    let now = KernelClock.ticksSinceBoot()
     state.withLock { $0.arrivals[peer] = now }
   }
 
@@ -237,7 +238,7 @@ final class AccessControl: Sendable {
       // are followed by a task of their own, which a busy machine runs after this first
       // call): it arrived by now. Taken for keychaind's start, a new portal was refused as a
       // reused pid.
-      seen = Self.ticksSinceBoot()
+      seen = KernelClock.ticksSinceBoot()
     }
     let identity: AppIdentity
     if let uid = credentials?.uid, uid != getuid() {
@@ -258,14 +259,6 @@ final class AccessControl: Sendable {
     state.withLock { $0.callers[sender] = caller }
     logger.debug("caller \(sender.rawValue) is \(identity.kind.rawValue) \(identity.key)")
     return caller
-  }
-
-  /// Clock ticks after boot now, the unit of `/proc/PID/stat`'s start time.
-  static func ticksSinceBoot() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_BOOTTIME, &now)
-    let hertz = UInt64(max(sysconf(Int32(_SC_CLK_TCK)), 1))
-    return UInt64(now.tv_sec) * hertz + UInt64(now.tv_nsec) * hertz / 1_000_000_000
   }
 
   // MARK: Decisions

@@ -39,7 +39,7 @@ struct LearningPeriod: Codable, Sendable, Equatable {
   /// Keeps it in `directory`, durably.
   func save(in directory: String) throws {
     let text = try JSONEncoder().encode(self)
-    try replaceFile(atPath: directory + "/" + Self.fileName, with: Array(text))
+    try SystemFiles.replace(atPath: directory + "/" + Self.fileName, with: Array(text))
   }
 
   /// Ends the period kept in `directory`; returns whether there was one.
