@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// Turns a caller's pid into an application identity (ACCESS-CONTROL.md §4.2), from kernel
+// Turns a caller's pid into an application identity (SECURITY.md, "Same-user processes"), from kernel
 // facts only, each checked against the others. Done once per bus connection by the daemon and
 // cached there, so the warm path of a call never comes here.
 //

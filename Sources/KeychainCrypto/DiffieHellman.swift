@@ -6,7 +6,8 @@
 // "sx-aes-1"). Public keys and the shared secret are unsigned big-endian and always as long as
 // the prime, left-padded with zeros: clients send shorter keys (libsecret prints minimal
 // encodings), and a secret that is not left-padded before HKDF silently corrupts data
-// (SECRET-SERVICE.md §1.2). gcr strips those zeros instead: `minimalBytes` gives its form.
+// (libsecret pads it; a provider that does not breaks one session in 256). gcr strips those
+// zeros instead: `minimalBytes` gives its form.
 
 import CKeychainGcrypt
 

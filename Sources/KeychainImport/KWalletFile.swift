@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// KDE's wallet files (`<name>.kwl`, KDE.md §7), read defensively: a 16-byte header (magic,
+// KDE's wallet files (`<name>.kwl`, as kwalletd's backend writes them), read defensively: a 16-byte header (magic,
 // version, cipher, hash), a plaintext index of MD5s of folder and key names (skipped), then the
 // encrypted content, which decrypts to 8 random bytes, the payload's length, the payload, 1 to
 // 8 bytes of padding and a 20-byte digest of the payload. The payload is a run of folders, each
@@ -10,7 +10,7 @@
 // Keys: current files (minor version 1) use PBKDF2-SHA512 of the password over the wallet's
 // 56-byte `.salt` file, 50,000 rounds, 56 bytes, with Blowfish-CBC (zero IV) and KWallet's
 // variant SHA-1 (`KWalletDigest`) as the digest. KDE 4's (minor 0) derive the key from the
-// password in 16-byte blocks hashed 2,000 times, in one of two layouts KDE.md §7.5 describes;
+// password in 16-byte blocks hashed 2,000 times, in one of two layouts (KDE releases differ);
 // both are tried, and the one whose digest matches wins. GPG wallets are not decrypted here.
 
 import Foundation

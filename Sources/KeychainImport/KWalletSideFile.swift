@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// KWallet's side file, `<wallet>_attributes.json` beside the `.kwl` (KDE.md §4.4): kwalletd5
+// KWallet's side file, `<wallet>_attributes.json` beside the `.kwl`: kwalletd5
 // (since 5.97) and ksecretd serve the Secret Service too, and keep what a Secret Service
 // client stored there that a KWallet entry cannot hold: for each entry "folder/key", the item's
 // attributes, content type and times. An entry with a record is brought back as the item that

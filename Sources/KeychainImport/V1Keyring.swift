@@ -13,7 +13,8 @@
 // With a key, every item's MAC is checked before anything is decrypted: an item whose MAC fails
 // was written under another password (libsecret never checks the password it writes with, so
 // files with items under two keys are common) or is damaged; an item whose MAC holds but whose
-// content does not parse is damage. `../shared/design/OO7.md` has the format byte by byte.
+// content does not parse is damage. The layout is libsecret's (`secret-file-collection.c`),
+// read field by field in `init(parsing:file:)` below.
 
 import Foundation
 import KeychainCrypto

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 //
 // Debian's kwalletd5 on a private bus with a throwaway home, the peer the KWallet API is
-// checked against (KDE.md §9). It runs headless (Qt's offscreen platform), with its own
+// checked against. It runs headless (Qt's offscreen platform), with its own
 // Secret Service turned off so that it takes only org.kde.kwalletd5.
 
 import Foundation

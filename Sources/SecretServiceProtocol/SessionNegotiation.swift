@@ -3,8 +3,8 @@
 // The two transfer algorithms of the Secret Service, as pure functions both sides use.
 // `plain` sends secrets as they are; `dh-ietf1024-sha256-aes128-cbc-pkcs7` agrees an AES-128
 // key by Diffie-Hellman on RFC 2409's group 2, HKDF-SHA256 with no salt and no info, and sends
-// each secret AES-128-CBC encrypted under a fresh IV. Every interop trap of SECRET-SERVICE.md
-// §1.2 is handled in `KeychainCrypto.DiffieHellman`: short keys in, 128-byte keys out, the
+// each secret AES-128-CBC encrypted under a fresh IV. Every interop trap of this session
+// is handled in `KeychainCrypto.DiffieHellman`: short keys in, 128-byte keys out, the
 // shared secret left-padded before HKDF.
 
 import KeychainCrypto

@@ -102,7 +102,7 @@ extension DBusValue {
   }
 }
 
-/// Store failures as the error names clients act on (SECRET-SERVICE.md §1.1), rendered by the
+/// Store failures as the error names clients act on (gnome-keyring's, which libsecret tests for), rendered by the
 /// object server at its boundary: handlers let them go up as they are.
 extension StoreError: DBusErrorConvertible {
   public var dbusError: DBusError {

@@ -101,7 +101,7 @@ public final class SecretServiceDaemon: Sendable {
   }
 
   /// Serves KDE's `org.kde.KWallet` beside the Secret Service, on the same store, at
-  /// /modules/kwalletd5 and /modules/kwalletd6 (KDE.md): call it before `publish` or
+  /// /modules/kwalletd5 and /modules/kwalletd6 (kwalletd5's and kwalletd6's paths): call it before `publish` or
   /// `objectServer`, then ask for `KWallet.services`' names. `kwalletrc` is KDE's settings
   /// file, for the wallet names its clients use by default.
   public func serveKWallet(kwalletrc: String?) {

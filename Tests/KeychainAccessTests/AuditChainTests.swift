@@ -93,7 +93,7 @@ import Testing
     #expect(log.verify()?.problem?.contains("record 3") == true)
   }
 
-  /// ACCESS-REVIEW.md E6a: the start of the log cut (in place, the same inode), then one more
+  /// The start of the log cut (in place, the same inode), then one more
   /// record written: the records from the floor on must be there.
   @Test func recordsCutFromTheStartAreFound() throws {
     let (log, directory) = try log(6)
@@ -106,7 +106,7 @@ import Testing
     #expect(log.verify()?.problem?.contains("cut from the start") == true)
   }
 
-  /// ACCESS-REVIEW.md E6b: the first record left rewritten, its MAC kept: every line is
+  /// The first record left rewritten, its MAC kept: every line is
   /// checked, the first against the link the floor keeps.
   @Test func theFirstRecordIsCheckedToo() throws {
     let (log, directory) = try log(3)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// The tricks of the same-user review of `protect` (ACCESS-REVIEW.md, I1–I7), each shown to
+// The tricks of the same-user review of `protect` (SECURITY.md, "Same-user processes"), each shown to
 // the resolver as the kernel facts it would leave, in memory: a program in a mount namespace
 // of its own, a copy of a program named like a terminal, a renamed parent, one's own tmux, an
 // interpreter's options and variables, a script changed after its process started. Each must

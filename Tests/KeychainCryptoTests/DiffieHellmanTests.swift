@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// The Secret Service DH session's key agreement, with the interop traps of SECRET-SERVICE.md §1.2.
+// The Secret Service DH session's key agreement, with its interop traps (see DiffieHellman.swift).
 
 import KeychainCrypto
 import Testing

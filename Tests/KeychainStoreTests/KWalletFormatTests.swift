@@ -12,7 +12,7 @@ import Testing
 
 @Suite struct KWalletFormatTests {
   @Test func kwalletsSHA1VariantReadsWordsLittleEndian() {
-    // KDE.md §7.5: KWallet's SHA-1 class hashes "abc" to 9006c214…516e.
+    // KWallet's own SHA-1 class hashes "abc" to 9006c214…516e.
     let digest = KWalletDigest.sha1(Array("abc".utf8))
     let hex = digest.map { String(format: "%02x", $0) }.joined()
     #expect(digest.count == 20)

@@ -2,7 +2,7 @@
 //
 // oo7's keyrings merged into a store: a home like an oo7 user's (login and work keyrings made
 // by Debian's libsecret, the Flatpak portal's key), files under two passwords, damage that must
-// leave the store as it was, and OO7.md's table of which copy to trust when gnome-keyring's file
+// leave the store as it was, and the rule for which copy to trust when gnome-keyring's file
 // sits beside oo7's migration stamp. The daemon's side (keychaind started with the password)
 // is in KeychaindTests.OO7ImportTests.
 

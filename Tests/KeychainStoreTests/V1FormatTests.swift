@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 //
 // oo7's and libsecret's v1 keyring files, read and written: files made at test time by
-// Debian's libsecret (`secret-tool` with its file backend), the damage OO7.md lists derived
+// Debian's libsecret (`secret-tool` with its file backend), every kind of damage derived
 // from them byte by byte, the unencrypted flavour written by GLib's own serialiser, and our
 // writer's files read back by libsecret. The importer end to end is in
 // KeychaindTests.OO7ImportTests.
@@ -107,7 +107,7 @@ struct V1FormatTests {
       }
       #expect(position.hasPrefix("byte "))
     }
-    // Header fields at their offsets for a 32-byte salt (OO7.md §1.6): salt size, iterations.
+    // Header fields at their offsets for a 32-byte salt: salt size, iterations.
     var salt = good
     salt[18] = 31
     #expect(damaged(salt)?.description.contains("salt size") == true)

@@ -112,7 +112,7 @@ extension KeychainAPITests {
       _ = daemon.terminate()
     }
 
-    /// T14 of ACCESS-CONTROL.md: a named group, `group:shared`. Naming it is
+    /// A named group, `group:shared`. Naming it is
     /// errSecMissingEntitlement until the user adds this program to it; then its items are
     /// stored and found there, and another program reads them once it is a member too.
     private func sharedGroups(

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// Per-application access end to end (ACCESS-CONTROL.md §5): the real keychaind in `protect`,
+// Per-application access end to end: the real keychaind in `protect`,
 // two different programs (`/usr/bin/secret-tool`, and a copy of it at another path, which is
 // another application), a scripted pinentry answering the access dialog, and the audit log.
 

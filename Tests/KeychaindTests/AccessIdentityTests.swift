@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// Who keychaind takes a caller for, on the real daemon in `protect` (ACCESS-CONTROL.md §5):
+// Who keychaind takes a caller for, on the real daemon in `protect`:
 // a SecretStorage script (identified by its file), a Flatpak app (by the `.flatpak-info`
 // bwrap puts in its root), a connection whose process left (unknown: Allow once only), and the
 // exec swap, a documented limit the audit log still shows.

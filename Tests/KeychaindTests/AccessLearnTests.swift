@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// Moving from `audit` to `protect` (ACCESS-CONTROL.md §5, T18): items stored before access
+// Moving from `audit` to `protect`: items stored before access
 // control have no owner; a learning period sees which programs read them; `learn --apply`
 // grants exactly those reads, turns `protect` on and keeps it in keychaind.conf, and then the
 // same programs read with no dialog while any other is refused. The real binary, secret-tool,

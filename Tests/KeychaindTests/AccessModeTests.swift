@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// ACCESS-REVIEW.md E9: lowering `access-control` in keychaind.conf and restarting does not
+// SECURITY.md [F1]: lowering `access-control` in keychaind.conf and restarting does not
 // lower it. The keyring keeps the mode; keychaind runs in the higher one and says so in its
 // log and the audit log; `keychainctl access mode off` with the keyring's password lowers it,
 // recorded before the log stops.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// The same-user review's tricks (ACCESS-REVIEW.md E1–E4, E8), played for real against the
+// The same-user review's tricks on identity (SECURITY.md, "Same-user processes"), played for real against the
 // release keychaind in `protect`, with a scripted pinentry that denies every dialog: each one
 // must end in a dialog (denied: nothing read), never in a read as the program posed as. Each
 // test first shows the honest reader getting its item without a dialog, so that a denial means

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// ACCESS-CONTROL.md's recipe T10, which the other suites cannot run: as root, keychaind may
+// What the other suites cannot run: as root, keychaind may
 // read any process's executable, so a client that makes itself non-dumpable would still be
 // identified. Here keychaind and its clients run as `nobody` (setpriv, from a root test run),
 // as on a desktop: a script stores an item and reads it back as its owner; the same script,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 //
 // Every write path under the same rule as CreateItem, on the real keychaind in `protect`
-// (ACCESS-REVIEW.md S1 and S3): an import may not replace another program's item (E5, a
+// (SECURITY.md [S1] and [S3]): an import may not replace another program's item (a
 // password-less textual login.keyring with newer copies), and a program may not make another
 // keyring the default, create one with a password it chose, or delete one holding other
 // programs' items unless the user allows it in a dialog. Each answer is in the audit log.
@@ -49,7 +49,7 @@ import Testing
     """
   }
 
-  /// ACCESS-REVIEW.md E5: a program writes a password-less login.keyring holding a newer copy
+  /// A program writes a password-less login.keyring holding a newer copy
   /// of Chromium's key, and asks for it to be imported.
   @Test func anImportDoesNotReplaceAnotherProgramsItem() async throws {
     let setup = try await Setup()

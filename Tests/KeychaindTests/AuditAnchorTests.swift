@@ -3,7 +3,7 @@
 // Records cut from either end of the audit log: the store keeps where the chain ended when
 // keychaind stopped and where it must start, sealed beside the chain's key, so the next start
 // finds the log short of its end, says so in its own log, and `audit verify` names a gap at
-// either end for as long as the log holds it (ACCESS-REVIEW.md E6). A log left alone verifies
+// either end for as long as the log holds it. A log left alone verifies
 // after a restart; records of the first session, before any unlock, are written at once.
 
 import Foundation

@@ -2,7 +2,7 @@
 //
 // Every method of every interface with wrong argument types, unknown paths, locked objects,
 // closed and foreign sessions, oversized values: each call gets the error name clients act on
-// (SECRET-SERVICE.md §1.1), and the daemon keeps serving and keeps its data.
+// (gnome-keyring's, which libsecret tests for), and the daemon keeps serving and keeps its data.
 
 import KeychainCrypto
 import KeychainDBus

@@ -95,7 +95,7 @@ struct KWalletImportTests {
   @Test func theLoginPasswordBringsTheWalletOverFieldForField() async throws {
     var (home, held) = try await Self.makeWallets(["kdewallet=test-pw", "Work=work-pw"])
     let directory = home.path + "/.local/share/kwalletd"
-    // The records kwalletd5's Secret Service keeps beside a wallet (KDE.md §4.4) for what
+    // The records kwalletd5's Secret Service keeps beside a wallet for what
     // libsecret programs stored in it: those entries come back as the items they were.
     let sideFile = """
       {"$fdo_created": "1700000000", "$fdo_modified": "1700000500",

@@ -77,7 +77,7 @@ struct PortalTests {
     #expect(!daemon.log.contains(String(first.dropFirst(2).prefix(16))), "the key is never logged")
   }
 
-  /// ACCESS-REVIEW.md E7: a program that takes org.freedesktop.portal.Desktop while
+  /// SECURITY.md [S2]: a program that takes org.freedesktop.portal.Desktop while
   /// xdg-desktop-portal is not running gets no app's key; and an item another program stored
   /// with an app's `app_id` is never what the real portal is given for that app.
   @Test func aHostileOwnerOfThePortalsNameGetsNothingAndAPlantedKeyIsNotTheKey() async throws {

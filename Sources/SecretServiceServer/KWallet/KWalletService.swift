@@ -3,7 +3,7 @@
 // KDE's KWallet API over the same store (see `KWalletObject` for the methods): which
 // collection a wallet name means, opening one (unlocking it through the usual password dialog,
 // one dialog however many callers wait for it), and sending KWallet's signals from every path
-// it is served at. Wallet names resolve as KDE.md §4.3 recommends: a collection labelled with
+// it is served at. Wallet names resolve so that one keyring is one wallet: a collection labelled with
 // the name; else, for the names kwalletrc makes the default (`kdewallet` unless configured),
 // the `default` collection; else a new collection with that label, made through the
 // new-password dialog.
