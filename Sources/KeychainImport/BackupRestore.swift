@@ -23,7 +23,7 @@ public enum BackupRestore {
       source = try KeyringDirectory.readFile(file, name: "backup")
       collections = try Backup.open(source.bytes, passphrase: passphrase, file: file)
     } catch {
-      var failed = ImportOutcome(file: file, collection: "", status: .failed)
+      var failed = ImportOutcome(kind: .backup, file: file, collection: "", status: .failed)
       failed.reason =
         if case KeyringFileError.wrongPassword = error {
           "\(file): the passphrase does not open it, or the file was changed"
@@ -39,7 +39,8 @@ public enum BackupRestore {
     _ collection: BackupCollection, _ store: KeychainStore, _ source: KeyringSource,
     _ passphrase: SecureBytes, _ dryRun: Bool, _ updating: @escaping ImportUpdateRule
   ) -> ImportOutcome {
-    var outcome = ImportOutcome(file: source.path, collection: collection.name, status: .failed)
+    var outcome = ImportOutcome(
+      kind: .backup, file: source.path, collection: collection.name, status: .failed)
     outcome.items = collection.items.count
     do {
       let exists = try store.hasCollection(collection.name)

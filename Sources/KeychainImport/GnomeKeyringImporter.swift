@@ -14,72 +14,10 @@ import Foundation
 import KeychainCrypto
 import KeychainStore
 
-/// What happened to one keyring file.
-public struct ImportOutcome: Sendable, Equatable {
-  public enum Status: String, Sendable {
-    /// Its items are in keychaind now (or, in a dry run, would be).
-    case imported
-    /// Read before and not changed since: nothing to do.
-    case unchanged
-    /// No password known yet opens it, or its collection in keychaind is locked.
-    case pending
-    /// Damaged or unreadable: reported, never treated as empty.
-    case failed
-    /// Deliberately left alone: a gnome-keyring file oo7 has migrated (its v1 copy is
-    /// imported instead) or whose collection the user deleted under oo7 since.
-    case skipped
-  }
-
-  public var file: String
-  public var collection: String
-  public var status: Status
-  /// Why it is pending or failed.
-  public var reason: String?
-  public var items = 0
-  public var added = 0
-  public var updated = 0
-  public var unchanged = 0
-  /// Added items whose number was taken in keychaind, so their path changed.
-  public var renumbered = 0
-  /// Secrets put back together from a textual file gnome-keyring wrote wrongly.
-  public var recovered = 0
-  /// libgnome-keyring access entries, dropped.
-  public var accessEntries = 0
-  /// Flatpak portal keys (an `app_id` attribute and a 64-byte secret).
-  public var portalKeys = 0
-  /// The items added or changed, for change signals.
-  public var changedItems: [ItemID] = []
-  /// The items added (the others of `changedItems` were updated).
-  public var addedItems: [ItemID] = []
-  /// Items a newer copy was not let replace (they belong to a program), kept as they were.
-  public var keptItems: [ItemID] = []
-  /// Whether the collection was created by this import.
-  public var createdCollection = false
-
-  /// Takes a merge's counts: the file is imported.
-  mutating func record(_ report: MergeReport) {
-    status = .imported
-    added = report.added.count
-    updated = report.updated.count
-    unchanged = report.unchanged
-    renumbered = report.renumbered
-    changedItems = report.added + report.updated
-    addedItems = report.added
-    keptItems = report.kept
-  }
-}
-
-/// Where an import is: the file being read (`fileIndex` of `files`, from 0) and its items done.
-public struct ImportProgress: Sendable {
-  public var file: String
-  public var fileIndex: Int
-  public var files: Int
-  public var itemsDone: Int
-  public var items: Int
-}
-
 /// The importer of one gnome-keyring directory into one store.
-public struct GnomeKeyringImporter: Sendable {
+public struct GnomeKeyringImporter: KeyringImporter {
+  public static let kind = ImportSourceKind.gnomeKeyring
+
   public let store: KeychainStore
   public let directory: KeyringDirectory
   /// Which items there a newer copy may replace (see `ImportUpdateRule`).
@@ -103,7 +41,7 @@ public struct GnomeKeyringImporter: Sendable {
     var passwords = passwords
     var outcomes: [ImportOutcome] = []
     var chainedRead = false
-    let names = directory.keyringNames()
+    let sources = sources()
     // Other keyrings' passwords live in login, which may itself be unchanged: read once, for
     // the first other keyring that needs opening.
     func withChained() -> [SecureBytes] {
@@ -113,14 +51,11 @@ public struct GnomeKeyringImporter: Sendable {
       }
       return passwords
     }
-    for (index, name) in names.enumerated() {
-      let file = directory.path + "/\(name).keyring"
+    for (index, found) in sources.enumerated() {
+      let (name, file, target) = (found.name, found.file, found.collection)
       progress?(
-        ImportProgress(file: file, fileIndex: index, files: names.count, itemsDone: 0, items: 0))
-      let target = Self.collectionName(forFile: name)
-      var outcome = ImportOutcome(
-        file: directory.path + "/\(name).keyring", collection: target,
-        status: .failed)
+        ImportProgress(file: file, fileIndex: index, files: sources.count, itemsDone: 0, items: 0))
+      var outcome = ImportOutcome(kind: Self.kind, file: file, collection: target, status: .failed)
       if let reason = directory.migratedByOO7(name) {
         outcome.status = .skipped
         outcome.reason = reason
@@ -132,15 +67,18 @@ public struct GnomeKeyringImporter: Sendable {
         if V1Keyring.looksLikeOne(source.bytes) {
           // libsecret's file backend on the host, or oo7-cli, writes v1 files here.
           let importer = OO7Importer(store: store, directory: OO7Directory(path: directory.path))
-          outcomes.append(
-            importer.importFile(
-              file, source: source, collection: target, label: name,
-              passwords: { name == "login" ? passwords : withChained() }, dryRun: dryRun
-            ) { done, items in
-              progress?(
-                ImportProgress(
-                  file: file, fileIndex: index, files: names.count, itemsDone: done, items: items))
-            })
+          let itemsDone = { (done: Int, items: Int) -> Void in
+            progress?(
+              ImportProgress(
+                file: file, fileIndex: index, files: sources.count, itemsDone: done, items: items))
+          }
+          var imported = importer.importFile(
+            file, source: source, collection: target, label: name,
+            passwords: { name == "login" ? passwords : withChained() }, dryRun: dryRun,
+            progress: itemsDone)
+          // Found in gnome-keyring's directory: imported again with gnome-keyring's command.
+          imported.kind = Self.kind
+          outcomes.append(imported)
           continue
         }
         let record = Self.record(source, collection: target)
@@ -164,7 +102,7 @@ public struct GnomeKeyringImporter: Sendable {
         try apply(contents, password: password, record: record, dryRun: dryRun, &outcome) {
           progress?(
             ImportProgress(
-              file: file, fileIndex: index, files: names.count, itemsDone: $0,
+              file: file, fileIndex: index, files: sources.count, itemsDone: $0,
               items: contents.items.count))
         }
       } catch let error as KeyringFileError {
@@ -258,6 +196,15 @@ public struct GnomeKeyringImporter: Sendable {
     ImportSource(
       path: source.path, collection: collection, device: source.device, inode: source.inode,
       size: source.size, modifiedNanoseconds: source.modifiedNanoseconds, sha256: source.sha256)
+  }
+
+  /// gnome-keyring's keyring files, each into the collection of its name.
+  public func sources() -> [FoundKeyring] {
+    directory.keyringNames().map { name in
+      FoundKeyring(
+        name: name, file: directory.path + "/\(name).keyring",
+        collection: Self.collectionName(forFile: name))
+    }
   }
 
   /// The collection a file goes into: its name as a D-Bus path element, as gnome-keyring

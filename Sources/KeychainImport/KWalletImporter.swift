@@ -58,7 +58,9 @@ public struct KWalletDirectory: Sendable {
 }
 
 /// The importer of one KWallet directory into one store.
-public struct KWalletImporter: Sendable {
+public struct KWalletImporter: KeyringImporter {
+  public static let kind = ImportSourceKind.kwallet
+
   public let store: KeychainStore
   public let directory: KWalletDirectory
   /// kwalletrc's names: which wallet is the default one.
@@ -82,14 +84,17 @@ public struct KWalletImporter: Sendable {
     passwords: [SecureBytes], dryRun: Bool = false,
     progress: (@Sendable (ImportProgress) -> Void)? = nil
   ) -> [ImportOutcome] {
-    let wallets = directory.wallets()
+    let wallets = sources()
     return wallets.enumerated().map { index, wallet in
-      let file = directory.path + "/" + wallet.stem + ".kwl"
+      let file = wallet.file
       progress?(
         ImportProgress(file: file, fileIndex: index, files: wallets.count, itemsDone: 0, items: 0))
-      var outcome = ImportOutcome(file: file, collection: wallet.name, status: .failed)
+      var outcome = ImportOutcome(
+        kind: Self.kind, file: file, collection: wallet.collection, status: .failed)
       do {
-        try importWallet(wallet.name, file: file, stem: wallet.stem, passwords, dryRun, &outcome) {
+        try importWallet(
+          wallet.collection, file: file, stem: wallet.name, passwords, dryRun, &outcome
+        ) {
           progress?(
             ImportProgress(
               file: file, fileIndex: index, files: wallets.count, itemsDone: $0, items: $1))
@@ -103,6 +108,15 @@ public struct KWalletImporter: Sendable {
         outcome.reason = "\(error)"
       }
       return outcome
+    }
+  }
+
+  /// KDE's wallet files, each into the collection its wallet name resolves to.
+  public func sources() -> [FoundKeyring] {
+    directory.wallets().map { wallet in
+      FoundKeyring(
+        name: wallet.stem, file: directory.path + "/" + wallet.stem + ".kwl",
+        collection: wallet.name)
     }
   }
 

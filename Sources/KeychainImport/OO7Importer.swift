@@ -39,7 +39,9 @@ public struct OO7Directory: Sendable {
 }
 
 /// The importer of oo7's v1 keyrings into one store.
-public struct OO7Importer: Sendable {
+public struct OO7Importer: KeyringImporter {
+  public static let kind = ImportSourceKind.oo7
+
   public let store: KeychainStore
   public let directory: OO7Directory
   /// Which items there a newer copy may replace (see `ImportUpdateRule`).
@@ -71,19 +73,28 @@ public struct OO7Importer: Sendable {
       }
       return passwords
     }
-    let names = directory.keyringNames()
-    return names.enumerated().map { index, name in
-      let file = directory.path + "/\(name).keyring"
+    let sources = sources()
+    return sources.enumerated().map { index, source in
+      let file = source.file
       progress?(
-        ImportProgress(file: file, fileIndex: index, files: names.count, itemsDone: 0, items: 0))
+        ImportProgress(file: file, fileIndex: index, files: sources.count, itemsDone: 0, items: 0))
       return importFile(
-        file, collection: Self.collectionName(forStem: name), label: Self.label(forStem: name),
-        passwords: { name == "login" ? passwords : withKept() }, dryRun: dryRun
+        file, collection: source.collection, label: Self.label(forStem: source.name),
+        passwords: { source.name == "login" ? passwords : withKept() }, dryRun: dryRun
       ) { done, items in
         progress?(
           ImportProgress(
-            file: file, fileIndex: index, files: names.count, itemsDone: done, items: items))
+            file: file, fileIndex: index, files: sources.count, itemsDone: done, items: items))
       }
+    }
+  }
+
+  /// oo7's keyring files, each into the collection of its name.
+  public func sources() -> [FoundKeyring] {
+    directory.keyringNames().map { name in
+      FoundKeyring(
+        name: name, file: directory.path + "/\(name).keyring",
+        collection: Self.collectionName(forStem: name))
     }
   }
 
@@ -94,7 +105,8 @@ public struct OO7Importer: Sendable {
     _ file: String, source given: KeyringSource? = nil, collection: String, label: String,
     passwords: () -> [SecureBytes], dryRun: Bool, progress: @escaping (Int, Int) -> Void
   ) -> ImportOutcome {
-    var outcome = ImportOutcome(file: file, collection: collection, status: .failed)
+    var outcome = ImportOutcome(
+      kind: Self.kind, file: file, collection: collection, status: .failed)
     do {
       let source = try given ?? KeyringDirectory.readFile(file, name: collection)
       var record = GnomeKeyringImporter.record(source, collection: collection)

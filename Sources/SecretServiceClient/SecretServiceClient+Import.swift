@@ -9,13 +9,10 @@ import KeychainDBus
 import SecretServiceProtocol
 
 extension SecretServiceClient {
-  /// One keyring file's outcome, as keychaind reports it.
-  public typealias ImportedFile = ImportFileReport
-
   /// Asks keychaind to import gnome-keyring's keyrings from `directory` (empty: its standard
   /// one) with these passwords besides those it knows; with `dryRun`, to read them only.
   public func importGnomeKeyring(directory: String, passwords: [SecureBytes], dryRun: Bool)
-    async throws -> [ImportedFile]
+    async throws -> [ImportFileReport]
   {
     let secrets = try passwords.map { try secretValue($0, contentType: "text/plain") }
     return try await call(
@@ -26,7 +23,7 @@ extension SecretServiceClient {
   /// Asks keychaind to import oo7's v1 keyrings from `directory` (empty: oo7's own), trying
   /// `passwords` besides those it knows; one outcome per keyring file.
   public func importOO7(directory: String, passwords: [SecureBytes], dryRun: Bool)
-    async throws -> [ImportedFile]
+    async throws -> [ImportFileReport]
   {
     let secrets = try passwords.map { try secretValue($0, contentType: "text/plain") }
     return try await call(
@@ -36,7 +33,7 @@ extension SecretServiceClient {
   /// Asks keychaind to import KDE's wallets from `directory` (empty: KWallet's own), trying
   /// `passwords` besides those it knows; one outcome per wallet file.
   public func importKWallet(directory: String, passwords: [SecureBytes], dryRun: Bool)
-    async throws -> [ImportedFile]
+    async throws -> [ImportFileReport]
   {
     let secrets = try passwords.map { try secretValue($0, contentType: "text/plain") }
     return try await call(
@@ -46,7 +43,7 @@ extension SecretServiceClient {
   /// Asks keychaind to restore the backup at `file` (an absolute path) made by
   /// `keychainctl export`; one outcome per collection.
   public func importBackup(file: String, passphrase: SecureBytes, dryRun: Bool) async throws
-    -> [ImportedFile]
+    -> [ImportFileReport]
   {
     return try await call(
       Self.service, SecretService.ImportMethods.importBackup, file,

@@ -39,6 +39,24 @@ public struct ImportFileReport: DBusRepresentable, Sendable {
     self.reason = reason
   }
 
+  /// "12 items, 10 added, 2 updated, 0 already there, 1 under a new path (theirs was
+  /// taken)…": the one wording of an import's counts, in keychaind's log and keychainctl's
+  /// report alike.
+  public var summary: String {
+    var parts = [
+      "\(items) items", "\(added) added", "\(updated) updated", "\(unchanged) already there",
+    ]
+    let notes = [
+      (renumbered, "under a new path (theirs was taken)"),
+      (recovered, "secrets written over several lines recovered"),
+      (portalKeys, "Flatpak app keys"),
+      (kept, "newer copies not taken (the items belong to programs)"),
+      (accessEntries, "old access-control entries dropped"),
+    ]
+    for (count, words) in notes where count > 0 { parts.append("\(count) \(words)") }
+    return parts.joined(separator: ", ")
+  }
+
   /// The counts by their wire names, in order (for reports and JSON).
   public var counts: [(name: String, value: Int)] {
     Self.countFields.map { ($0.name, self[keyPath: $0.path]) }

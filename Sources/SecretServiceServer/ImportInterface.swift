@@ -35,10 +35,8 @@ struct ImportInterface: DBusInterface {
     let environment = ProcessInfo.processInfo.environment
     let directory =
       path.isEmpty ? KeyringDirectory.standard(environment) : KeyringDirectory(path: path)
-    return try await importFiles(request, path, secrets, dryRun) {
-      store, rule, passwords, progress in
+    return try await importFiles(request, path, secrets, dryRun) { store, rule in
       GnomeKeyringImporter(store: store, directory: directory, updating: rule)
-        .run(passwords: passwords, dryRun: dryRun, progress: progress)
     }
   }
 
@@ -48,10 +46,8 @@ struct ImportInterface: DBusInterface {
   ) async throws -> [ImportFileReport] {
     let environment = ProcessInfo.processInfo.environment
     let directory = path.isEmpty ? OO7Directory.standard(environment) : OO7Directory(path: path)
-    return try await importFiles(request, path, secrets, dryRun) {
-      store, rule, passwords, progress in
+    return try await importFiles(request, path, secrets, dryRun) { store, rule in
       OO7Importer(store: store, directory: directory, updating: rule)
-        .run(passwords: passwords, dryRun: dryRun, progress: progress)
     }
   }
 
@@ -63,37 +59,33 @@ struct ImportInterface: DBusInterface {
     let environment = ProcessInfo.processInfo.environment
     let directory =
       path.isEmpty ? KWalletDirectory.standard(environment) : KWalletDirectory(path: path)
-    return try await importFiles(request, path, secrets, dryRun) {
-      store, rule, passwords, progress in
+    return try await importFiles(request, path, secrets, dryRun) { store, rule in
       KWalletImporter(
         store: store, directory: directory, settings: KWalletSettings(environment: environment),
-        updating: rule
-      ).run(passwords: passwords, dryRun: dryRun, progress: progress)
+        updating: rule)
     }
   }
 
-  /// What the three file imports share: the caller's passwords, the import run on the store's
-  /// writer with Progress signals under the caller's rule, its outcomes logged and announced
-  /// (not for a dry run).
+  /// What the three file imports share: the caller's passwords, the importer `make` builds
+  /// run on the store's writer with Progress signals under the caller's rule, its outcomes
+  /// logged and announced (not for a dry run).
   private func importFiles(
     _ request: MethodRequest, _ path: String, _ secrets: [Secret], _ dryRun: Bool,
-    _ run:
-      @escaping @Sendable (
-        KeychainStore, @escaping ImportUpdateRule, [SecureBytes],
-        @escaping @Sendable (ImportProgress) -> Void
-      )
-      -> [ImportOutcome]
+    _ make:
+      @escaping @Sendable (KeychainStore, @escaping ImportUpdateRule) -> some KeyringImporter
   ) async throws -> [ImportFileReport] {
     let passwords = try checked(path, secrets, request)
     let view = StoreView(request, state: state)
     let progress = Self.progress(on: request.connection)
     let rule = view.importRule
-    let outcomes = try await view.write { store in run(store, rule, passwords, progress) }
+    let outcomes = try await view.write { store in
+      make(store, rule).run(passwords: passwords, dryRun: dryRun, progress: progress)
+    }
     if !dryRun {
       view.record(
         contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, state.logger), by: view.caller))
     }
-    return outcomes.map(ImportReport.report)
+    return outcomes.map(ImportFileReport.init)
   }
 
   /// The passwords a caller sent through its session, once the directory it names is known to
@@ -139,7 +131,7 @@ struct ImportInterface: DBusInterface {
       view.record(
         contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, logger), by: view.caller))
     }
-    return outcomes.map(ImportReport.report)
+    return outcomes.map(ImportFileReport.init)
   }
 
 }
@@ -153,19 +145,15 @@ public enum ImportReport {
     for outcome in outcomes {
       switch outcome.status {
       case .imported:
-        logger.info(
-          "imported \(outcome.file) into collection \(outcome.collection): \(summary(outcome))")
+        let summary = ImportFileReport(outcome).summary
+        logger.info("imported \(outcome.file) into collection \(outcome.collection): \(summary)")
         effects.note(outcome)
       case .unchanged:
         logger.debug("\(outcome.file) is unchanged since it was imported")
       case .pending:
         let retry =
-          outcome.file.contains("/keyrings/v1/")
-          ? "; it is tried again at each unlock, or with keychainctl import oo7"
-          : outcome.file.hasSuffix(".keyring")
-            ? "; it is tried again at each unlock, or with keychainctl import gnome-keyring"
-            : outcome.file.hasSuffix(".kwl")
-              ? "; it is tried again at each unlock, or with keychainctl import kwallet" : ""
+          outcome.kind == .backup
+          ? "" : "; it is tried again at each unlock, or with \(outcome.kind.command)"
         let what = outcome.added + outcome.updated + outcome.unchanged > 0 ? "partly" : "not"
         logger.notice("\(what) imported yet: \(outcome.file) (\(outcome.reason ?? ""))\(retry)")
         effects.note(outcome)
@@ -178,44 +166,23 @@ public enum ImportReport {
     }
     return effects
   }
+}
 
-  /// "12 items: 10 added, 2 updated, 0 already here; …", for the log and reports.
-  public static func summary(_ outcome: ImportOutcome) -> String {
-    var parts = [
-      "\(outcome.items) items: \(outcome.added) added, \(outcome.updated) updated, \(outcome.unchanged) already here"
-    ]
-    if outcome.renumbered > 0 {
-      parts.append("\(outcome.renumbered) under a new number (theirs was taken)")
-    }
-    if outcome.recovered > 0 {
-      parts.append("\(outcome.recovered) secrets written over several lines recovered")
-    }
-    if outcome.portalKeys > 0 { parts.append("\(outcome.portalKeys) Flatpak app keys") }
-    if !outcome.keptItems.isEmpty {
-      parts.append(
-        "\(outcome.keptItems.count) newer copies not taken: their items belong to programs")
-    }
-    if outcome.accessEntries > 0 {
-      parts.append("\(outcome.accessEntries) old access-control entries dropped")
-    }
-    return parts.joined(separator: "; ")
-  }
-
+extension ImportFileReport {
   /// One file's outcome as the import calls answer it (`keychainctl import` prints it).
-  static func report(_ outcome: ImportOutcome) -> ImportFileReport {
-    var report = ImportFileReport(
+  init(_ outcome: ImportOutcome) {
+    self.init(
       file: outcome.file, collection: outcome.collection, status: outcome.status.rawValue,
       reason: outcome.reason)
-    report.items = outcome.items
-    report.added = outcome.added
-    report.updated = outcome.updated
-    report.unchanged = outcome.unchanged
-    report.renumbered = outcome.renumbered
-    report.recovered = outcome.recovered
-    report.accessEntries = outcome.accessEntries
-    report.portalKeys = outcome.portalKeys
-    report.kept = outcome.keptItems.count
-    return report
+    items = outcome.items
+    added = outcome.added
+    updated = outcome.updated
+    unchanged = outcome.unchanged
+    renumbered = outcome.renumbered
+    recovered = outcome.recovered
+    accessEntries = outcome.accessEntries
+    portalKeys = outcome.portalKeys
+    kept = outcome.keptItems.count
   }
 }
 

@@ -13,6 +13,7 @@ import KeychainDBus
 import KeychainImport
 import KeychainSystem
 import SecretServiceClient
+import SecretServiceProtocol
 import SystemPackage
 
 #if canImport(Glibc)
@@ -183,7 +184,7 @@ struct ImportBackup: AsyncParsableCommand {
       throw ValidationError("no passphrase given")
     }
     let path = URL(fileURLWithPath: file).standardizedFileURL.path
-    let collections: [SecretServiceClient.ImportedFile]
+    let collections: [ImportFileReport]
     do {
       collections = try await client.importBackup(
         file: path, passphrase: SecureBytes(copying: passphrase), dryRun: dryRun)

@@ -113,9 +113,9 @@ struct Status: AsyncParsableCommand {
 private struct ImportState {
   let name: String
   let json: String
-  let files: [SecretServiceClient.ImportedFile]
+  let files: [ImportFileReport]
 
-  init(name: String, json: String, files: [SecretServiceClient.ImportedFile]?) {
+  init(name: String, json: String, files: [ImportFileReport]?) {
     self.name = name
     self.json = json
     self.files = files ?? []

@@ -149,7 +149,7 @@ struct FileImport {
   let json: Bool
 
   typealias Call = (SecretServiceClient, String, [SecureBytes], Bool) async throws
-    -> [SecretServiceClient.ImportedFile]
+    -> [ImportFileReport]
 
   func run(_ call: Call) async throws {
     let client = try await connectedClient()
@@ -180,7 +180,7 @@ struct FileImport {
 
   private func importing(
     _ client: SecretServiceClient, _ path: String, _ passwords: [SecureBytes], _ call: Call
-  ) async throws -> [SecretServiceClient.ImportedFile] {
+  ) async throws -> [ImportFileReport] {
     // A progress bar on a terminal, from keychaind's Progress signals.
     let bar = isatty(STDERR_FILENO) != 0 && !json ? await ProgressBar(client) : nil
     defer { bar?.finish() }
@@ -227,7 +227,7 @@ final class ProgressBar: Sendable {
 
 /// What keychaind answered for each file or collection, as text or JSON.
 enum ImportReport {
-  static func print(_ files: [SecretServiceClient.ImportedFile], json: Bool, dryRun: Bool) {
+  static func print(_ files: [ImportFileReport], json: Bool, dryRun: Bool) {
     if json {
       let objects = files.map { file -> [String: Any] in
         var object: [String: Any] = [
@@ -244,31 +244,15 @@ enum ImportReport {
     for file in files {
       var line = "\(file.file) → \(file.collection): \(file.status)"
       if dryRun, file.status == "imported" { line += " (dry run: nothing written)" }
-      if file.status == "imported" {
-        line +=
-          ": \(file.items) items, \(file.added) added, "
-          + "\(file.updated) updated, \(file.unchanged) already there"
-        for (count, words) in notes(file) where count > 0 { line += ", \(count) \(words)" }
-      }
+      if file.status == "imported" { line += ": " + file.summary }
       if let reason = file.reason { line += " (\(reason))" }
       Swift.print(line)
     }
   }
 
   /// The exit status the manual documents: 1 if anything failed, 2 if anything waits.
-  static func exitIfIncomplete(_ files: [SecretServiceClient.ImportedFile]) throws {
+  static func exitIfIncomplete(_ files: [ImportFileReport]) throws {
     if files.contains(where: { $0.status == "failed" }) { throw Exit.failure }
     if files.contains(where: { $0.status == "pending" }) { throw ExitCode(2) }
-  }
-
-  /// The rarer counts, with what they mean.
-  static func notes(_ file: SecretServiceClient.ImportedFile) -> [(Int, String)] {
-    [
-      (file.renumbered, "under a new path (theirs was taken)"),
-      (file.recovered, "secrets with newlines recovered"),
-      (file.portalKeys, "Flatpak app keys"),
-      (file.accessEntries, "old access entries dropped"),
-      (file.kept, "newer copies not taken (the items belong to programs)"),
-    ]
   }
 }

@@ -105,6 +105,35 @@ struct OO7ImportTests {
     #expect(try home.fingerprint() == before)
   }
 
+  /// The importers' common face: each lists the files it reads, in the order its outcomes come,
+  /// and names itself in each outcome, so the log's "try again with" names the right command
+  /// (a v1 file found in gnome-keyring's directory is gnome-keyring's to import again).
+  @Test func importersListTheirFilesAndNameThemselvesInOutcomes() throws {
+    let home = try Home()
+    try home.store("login", "login pw", "Mail", ["service": "mail"], "hunter2")
+    try home.store("work", "work pw", "VPN", ["service": "vpn"], "tunnel")
+    try FileManager.default.copyItem(
+      atPath: home.v1 + "/work.keyring", toPath: home.keyrings + "/work.keyring")
+    let fixture = try StoreFixture()
+    let store = try Self.opened(fixture, login: "login pw")
+    let oo7 = OO7Importer(store: store, directory: OO7Directory(path: home.v1))
+    let gnome = GnomeKeyringImporter(store: store, directory: KeyringDirectory(path: home.keyrings))
+    #expect(oo7.sources().map(\.name) == ["login", "work"])
+    #expect(oo7.sources().map(\.file) == [home.v1 + "/login.keyring", home.v1 + "/work.keyring"])
+    #expect(
+      gnome.sources() == [
+        FoundKeyring(name: "work", file: home.keyrings + "/work.keyring", collection: "work")
+      ])
+
+    let outcomes = oo7.run(passwords: [secure("login pw")], dryRun: true, progress: nil)
+    #expect(outcomes.map(\.file) == oo7.sources().map(\.file))
+    #expect(
+      outcomes.map(\.kind) == [.oo7, .oo7] && outcomes.map(\.status) == [.imported, .pending])
+    let found = gnome.run(passwords: [], dryRun: true, progress: nil)
+    #expect(found.map(\.kind) == [.gnomeKeyring] && found.map(\.status) == [.pending], "\(found)")
+    #expect(GnomeKeyringImporter.kind.command == "keychainctl import gnome-keyring")
+  }
+
   @Test func itemsUnderAnotherPasswordWaitAndComeLater() throws {
     let home = try Home()
     try home.store("login", "login pw", "A", ["n": "a"], "1")
