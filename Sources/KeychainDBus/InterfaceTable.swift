@@ -23,6 +23,9 @@ public final class InterfaceTable<Target: Sendable>: @unchecked Sendable {
   /// `interface.description`, kept: introspection and every call read it.
   public let description: InterfaceDescription
   @usableFromInline var handlers: [MethodKey: Handler] = [:]
+  /// Each method name's declarations with their handlers (overloads share a name), built once
+  /// from `handlers`: a call resolves to its handler by one lookup of its name.
+  private var overloads: [MemberName: [(method: MethodDescription, handler: Handler)]] = [:]
   @usableFromInline var getters: [String: Getter] = [:]
   @usableFromInline var setters: [String: Setter] = [:]
   let declaredErrors: [MethodKey: Set<ErrorName>]
@@ -39,6 +42,9 @@ public final class InterfaceTable<Target: Sendable>: @unchecked Sendable {
       declared == handled,
       "\(interface.name): methods without a handler \(declared.subtracting(handled)), "
         + "handlers without a declaration \(handled.subtracting(declared))")
+    for method in description.methods {
+      overloads[method.name, default: []].append((method, handlers[MethodKey(method)]!))
+    }
     for property in interface.properties.map(\.description) {
       precondition(
         property.access.isReadable == (getters[property.name] != nil)
@@ -113,17 +119,48 @@ public final class InterfaceTable<Target: Sendable>: @unchecked Sendable {
     handlers[key] = handler
   }
 
-  /// The error names the method `key` may answer, every method's included; nil when the
-  /// interface's errors are not checked.
-  public func errors(of key: MethodKey) -> Set<ErrorName>? { declaredErrors[key] }
+  /// Whether the interface has a method named `member`.
+  public func answers(_ member: MemberName) -> Bool { overloads[member] != nil }
 
-  /// Runs the handler of the request's method, chosen by name and the arguments' signature.
-  public func dispatch(_ target: Target, _ request: MethodRequest) async throws -> [DBusValue] {
-    guard let handler = handlers[request.key] else {
+  /// Runs the handler of the request's method, resolved once: its name's declarations, then
+  /// the one whose inputs the arguments have. UnknownMethod for a name the interface lacks;
+  /// InvalidArgs, worded as GDBus words it, when no declaration takes these arguments. An
+  /// error the handler answers that its declaration does not list is reported to
+  /// `undeclared` (and answered anyway).
+  public func dispatch(
+    _ target: Target, _ request: MethodRequest,
+    undeclared: (_ error: ErrorName, _ method: MethodKey) -> Void = { _, _ in }
+  ) async throws -> [DBusValue] {
+    guard let candidates = overloads[request.member] else {
       throw DBusError(
         .unknownMethod, "No such method \(DBusError.curlyQuoted(request.member.rawValue))")
     }
-    return try await handler(target, request)
+    let body = request.message.body
+    guard
+      let (method, handler) = candidates.first(where: { candidate in
+        body.count == candidate.method.inputs.count
+          && zip(body, candidate.method.inputs).allSatisfy { $0.hasType($1.type) }
+      })
+    else {
+      let got = body.map(\.type.signature).joined()
+      let expected = candidates.map { DBusError.curlyQuoted("(\($0.method.inputSignature))") }
+      throw DBusError(
+        .invalidArgs,
+        "Type of message, \(DBusError.curlyQuoted("(\(got))")), does not match expected type "
+          + expected.joined(separator: " or "))
+    }
+    var matched = request
+    matched.method = method
+    do {
+      return try await handler(target, matched)
+    } catch {
+      let name = (error as? DBusError)?.name ?? (error as? any DBusErrorConvertible)?.dbusError.name
+      let key = MethodKey(method)
+      if let name, let declared = declaredErrors[key], !declared.contains(name) {
+        undeclared(name, key)
+      }
+      throw error
+    }
   }
 
   /// Reads a declared, readable property.

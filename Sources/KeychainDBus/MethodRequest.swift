@@ -45,8 +45,6 @@ public struct MethodRequest: Sendable {
   /// The declaration the call matched (among overloads, by its arguments' signature); set by
   /// the object server before a handler runs.
   public internal(set) var method: MethodDescription?
-  /// The method's name and the signature it was matched by.
-  public var key: MethodKey { MethodKey(member, method?.inputSignature ?? "") }
   /// The call's arguments, already checked against the declared input signature.
   public var arguments: [DBusValue] { message.body }
 

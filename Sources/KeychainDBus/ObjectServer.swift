@@ -27,10 +27,17 @@ extension DBusInterface {
   /// The declaration calls are checked against and introspection prints.
   public var interfaceDescription: InterfaceDescription { Self.table.description }
 
-  /// Runs the method the request names (by name and signature).
-  public func call(_ request: MethodRequest) async throws -> [DBusValue] {
-    try await Self.table.dispatch(self, request)
+  /// Runs the method the request names (by name and signature); an error its declaration
+  /// does not list goes to `undeclared` as well as to the caller.
+  public func call(
+    _ request: MethodRequest,
+    undeclared: (_ error: ErrorName, _ method: MethodKey) -> Void = { _, _ in }
+  ) async throws -> [DBusValue] {
+    try await Self.table.dispatch(self, request, undeclared: undeclared)
   }
+
+  /// Whether the interface has a method named `member`.
+  public func answers(_ member: MemberName) -> Bool { Self.table.answers(member) }
 
   /// Reads a declared, readable property.
   public func getProperty(_ name: String, _ request: MethodRequest) async throws -> DBusValue {
@@ -43,9 +50,6 @@ extension DBusInterface {
   {
     try await Self.table.set(name, self, value, request)
   }
-
-  /// The error names the method `key` is declared to answer, every method's included.
-  public func declaredErrors(of key: MethodKey) -> Set<ErrorName>? { Self.table.errors(of: key) }
 
   public func allProperties(_ request: MethodRequest) async throws -> [String: DBusValue] {
     var values: [String: DBusValue] = [:]
@@ -128,20 +132,16 @@ public final class ObjectServer: MethodCallHandler {
   private nonisolated(nonsending) func dispatch(_ request: MethodRequest) async throws
     -> [DBusValue]
   {
-    let call = request.message
-    let target = try await self.target(of: request)
-    guard let target, target.interfaceDescription.method(request.member) != nil else {
+    guard let target = try await self.target(of: request) else {
       throw DBusError(
         .unknownMethod, "No such method \(DBusError.curlyQuoted(request.member.rawValue))")
     }
-    var matched = request
-    matched.method = try ObjectServer.variant(
-      of: target.interfaceDescription.methods, named: request.member, matching: call)
-    do {
-      return try await target.call(matched)
-    } catch {
-      checkDeclared(error, of: target, matched.key)
-      throw error
+    // A declaration is what clients and tests read as the contract: an error a method
+    // answered that its declaration does not list is logged (and sent anyway).
+    return try await target.call(request) { name, method in
+      logger.error(
+        "\(target.interfaceDescription.name).\(method.member) answered \(name), which its declaration does not list"
+      )
     }
   }
 
@@ -159,7 +159,7 @@ public final class ObjectServer: MethodCallHandler {
       throw DBusError.noObject(request.path)
     }
     guard let name = call.interface else {
-      return interfaces.first { $0.interfaceDescription.method(request.member) != nil }
+      return interfaces.first { $0.answers(request.member) }
         ?? PropertiesInterface(interfaces: interfaces)
     }
     if let found = interfaces.first(where: { $0.interfaceDescription.name == name }) {
@@ -172,38 +172,5 @@ public final class ObjectServer: MethodCallHandler {
       )
     }
     return PropertiesInterface(interfaces: interfaces)
-  }
-
-  /// Logs an error a method answered that its declaration does not list: the declaration is
-  /// what clients and tests read as the contract. (The error is sent anyway.)
-  private func checkDeclared(_ error: any Error, of target: any DBusInterface, _ key: MethodKey) {
-    let name = (error as? DBusError)?.name ?? (error as? any DBusErrorConvertible)?.dbusError.name
-    guard let name, let declared = target.declaredErrors(of: key), !declared.contains(name)
-    else { return }
-    logger.error(
-      "\(target.interfaceDescription.name).\(key.member) answered \(name), which its declaration does not list"
-    )
-  }
-
-  /// The declaration among `methods` named `member` (overloads share a name) whose inputs the
-  /// call's arguments have; InvalidArgs, worded as GDBus words it, when there is none.
-  static func variant(
-    of methods: [MethodDescription], named member: MemberName, matching call: Message
-  ) throws(DBusError) -> MethodDescription {
-    let body = call.body
-    if let match = methods.first(where: { method in
-      method.name == member && body.count == method.inputs.count
-        && zip(body, method.inputs).allSatisfy { $0.hasType($1.type) }
-    }) {
-      return match
-    }
-    let got = body.map(\.type.signature).joined()
-    let expected = methods.filter { $0.name == member }.map {
-      DBusError.curlyQuoted("(\($0.inputSignature))")
-    }
-    throw DBusError(
-      .invalidArgs,
-      "Type of message, \(DBusError.curlyQuoted("(\(got))")), does not match expected type "
-        + expected.joined(separator: " or "))
   }
 }
