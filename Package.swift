@@ -275,7 +275,7 @@ let package = Package(
     .testTarget(
       name: "KeychaindTests",
       dependencies: [
-        "KeychainMain", "keychain-load", "keychain-crash", "keychain-samples",
+        "KeychainMain", "keychain-load", "keychain-crash", "keychain-samples", "keychainctl",
         "KeychainTesting",
         "KeychainDBus",
         "KeychainStore", "KeychainImport", "KeyringControl",

@@ -101,7 +101,8 @@ final class PromptRunner: Sendable {
 
   /// What the log says when no password dialog can be shown.
   static func noDialog(_ why: String) -> String {
-    "no password dialog could be shown (\(why)); unlock with: keychainctl unlock --password-stdin, "
+    "no password dialog could be shown (\(why)); unlock with: "
+      + "\(KeychainctlCommand.unlockFromStandardInput), "
       + "or set PINENTRY or 'pinentry =' in keychaind.conf to a pinentry that can show one"
   }
 

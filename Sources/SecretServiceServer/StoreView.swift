@@ -114,7 +114,9 @@ struct StoreView: Sendable {
       if member { return group }
       throw DBusError(
         .notInAccessGroup,
-        "\(identity.display) is not in the access group \(group); add it with: keychainctl access group add \(group.dropFirst(AccessGrant.groupPrefix.count)) --app '\(identity.key)'"
+        "\(identity.display) is not in the access group \(group); add it with: "
+          + KeychainctlCommand.accessGroupAdd(
+            String(group.dropFirst(AccessGrant.groupPrefix.count)), app: identity.key)
       )
     }
     throw DBusError(

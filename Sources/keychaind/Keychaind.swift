@@ -13,6 +13,7 @@ import KeychainSession
 import KeychainStore
 import KeychainSystem
 import Logging
+import SecretServiceProtocol
 import SecretServiceServer
 
 /// keychaind's command line, for the program's entry point (`Sources/KeychainMain`).
@@ -152,7 +153,7 @@ struct Keychaind: AsyncParsableCommand {
     let startupCheck = Task {
       if let problems = try? await Blocking.run({ try store.quickCheck() }), !problems.isEmpty {
         logger.error(
-          "SQLite's quick_check finds \(directory)/keychain.db damaged (\(problems.prefix(3).joined(separator: "; "))); run keychainctl check for details"
+          "SQLite's quick_check finds \(directory)/keychain.db damaged (\(problems.prefix(3).joined(separator: "; "))); run \(KeychainctlCommand.check) for details"
         )
       }
     }

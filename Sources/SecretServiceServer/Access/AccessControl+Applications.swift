@@ -6,6 +6,7 @@
 import Foundation
 import KeychainAccess
 import KeychainDBus
+import SecretServiceProtocol
 
 extension AccessControl {
   /// The identity key (and pin) an argument of `keychainctl access` names: a key as listed
@@ -37,7 +38,7 @@ extension AccessControl {
     guard argument.contains("."), !argument.contains("/"), !argument.contains(" ") else {
       throw DBusError(
         .invalidArgs,
-        "'\(argument)' names no application: give a path, a Flatpak app id, or a key that keychainctl access list shows"
+        "'\(argument)' names no application: give a path, a Flatpak app id, or a key that \(KeychainctlCommand.accessList) shows"
       )
     }
     return ("flatpak:\(argument)", nil)

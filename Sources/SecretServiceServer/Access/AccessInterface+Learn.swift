@@ -115,7 +115,7 @@ extension AccessInterface {
       throw DBusError(
         .failed,
         "the audit log was changed (\(problem)), so it cannot say which programs read what; "
-          + "`keychainctl audit verify` shows it")
+          + "`\(KeychainctlCommand.auditVerify)` shows it")
     }
     let period = LearningPeriod.load(from: audit.directory)
     var wanted: [Learnt] = []

@@ -193,7 +193,6 @@ extension AccessControl {
   /// has none) the objects at `paths`: what a refusal's error or notification tells the user to
   /// run.
   static func allowCommand(_ key: String, _ paths: [String], passwordStdin: Bool = true) -> String {
-    "keychainctl access allow --app '\(key.isEmpty ? "PROGRAM" : key)' "
-      + paths.joined(separator: " ") + (passwordStdin ? " --password-stdin" : "")
+    KeychainctlCommand.accessAllow(app: key, paths, passwordStdin: passwordStdin)
   }
 }

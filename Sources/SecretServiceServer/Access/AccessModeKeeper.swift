@@ -10,6 +10,7 @@
 import KeychainAccess
 import KeychainStore
 import Logging
+import SecretServiceProtocol
 
 extension AccessControl {
   /// The mode to start in: keychaind.conf's, unless the store keeps a higher one.
@@ -32,7 +33,7 @@ extension AccessControl {
       return configured
     }
     logger.error(
-      "access-control: keychaind.conf asks for \(configured.rawValue), but the keyring was set to \(kept.rawValue), which stays; lower it with: keychainctl access mode \(configured.rawValue) --password-stdin"
+      "access-control: keychaind.conf asks for \(configured.rawValue), but the keyring was set to \(kept.rawValue), which stays; lower it with: \(KeychainctlCommand.accessMode(configured.rawValue))"
     )
     return kept
   }

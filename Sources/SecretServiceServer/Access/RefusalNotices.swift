@@ -11,6 +11,7 @@
 import Foundation
 import KeychainAccess
 import KeychainDBus
+import SecretServiceProtocol
 import Synchronization
 
 /// Decides when a refusal is worth a notification (see the top of this file).
@@ -82,7 +83,8 @@ final class RefusalNotices: Sendable {
         ? "\(first.app.display) was refused your secrets" : "A program was refused your secrets",
       body: plain
         ? "\(first.app.display) \(why). To allow it for good: \(command)"
-        : "A program \(why). `keychainctl audit --since 10m` shows which, and `keychainctl access allow` allows it."
+        : "A program \(why). `\(KeychainctlCommand.auditRecent)` shows which, and "
+          + "`\(KeychainctlCommand.accessAllow)` allows it."
     )
   }
 
