@@ -197,8 +197,12 @@ final class EventLoop: SerialExecutor, @unchecked Sendable {
   /// Milliseconds on a monotonic clock (libdbus's timeouts are intervals, so any will do).
   /// KeychainDBus sits beside KeychainSystem, not on it: the standard library's clock.
   static func now() -> UInt64 {
-    let elapsed = (ContinuousClock.now - origin).components
-    return UInt64(elapsed.seconds) * 1000 + UInt64(elapsed.attoseconds / 1_000_000_000_000_000)
+    // The origin first: a lazily made origin read after the clock would lie ahead of it, and
+    // a negative count of milliseconds would stop the program.
+    let start = origin
+    let elapsed = (ContinuousClock.now - start).components
+    return UInt64(max(0, elapsed.seconds)) * 1000
+      + UInt64(max(0, elapsed.attoseconds) / 1_000_000_000_000_000)
   }
   private static let origin = ContinuousClock.now
 
