@@ -151,7 +151,8 @@ let package = Package(
       name: "KeychainSystemPrompt",
       dependencies: ["KeychainPrompt", "KeychainCrypto", "KeychainDBus"]),
 
-    // The daemon's object tree: one type per Secret Service interface, and the KWallet API.
+    // The daemon's object tree: one type per Secret Service interface, and the core other
+    // APIs are served on as front ends (FrontEnd, DaemonCore).
     .target(
       name: "SecretServiceServer",
       dependencies: [
@@ -160,6 +161,14 @@ let package = Package(
         "KeychainImport", "KeychainSystem", "KeychainPrompt", "KeychainSystemPrompt",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "SystemPackage", package: "swift-system"),
+      ]),
+
+    // KDE's org.kde.KWallet served on the daemon's core: a front end beside the Secret Service.
+    .target(
+      name: "KWalletServer",
+      dependencies: [
+        "SecretServiceServer", "SecretServiceProtocol", "KWalletProtocol", "KeychainStore",
+        "KeychainDBus", "KeychainCrypto",
       ]),
 
     // gnome-keyring's control protocol (pam_gnome_keyring's socket): wire format and client.
@@ -183,7 +192,8 @@ let package = Package(
     .target(
       name: "keychaind",
       dependencies: [
-        "KeychainSystem", "SecretServiceServer", "KeychainSession", "KeychainStore",
+        "KeychainSystem", "SecretServiceServer", "KWalletServer", "KeychainSession",
+        "KeychainStore",
         "KeychainCrypto", "KeychainDBus", "KeyringControl", "SecretServiceProtocol",
         "KWalletProtocol", "KeychainImport", "KeychainAccess",
         .product(name: "SystemPackage", package: "swift-system"),
@@ -279,7 +289,7 @@ let package = Package(
         "KeychainTesting",
         "KeychainDBus",
         "KeychainStore", "KeychainImport", "KeyringControl",
-        "SecretServiceServer", "KWalletProtocol",
+        "SecretServiceServer", "KWalletServer", "KWalletProtocol",
         "SecretServiceProtocol", "KeychainCrypto", .product(name: "Logging", package: "swift-log"),
       ]),
   ],

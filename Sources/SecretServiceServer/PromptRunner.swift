@@ -16,13 +16,13 @@ import SecretServiceProtocol
 import Synchronization
 
 /// What a finished prompt reports in `Completed`, and what it changed.
-struct PromptOutcome: Sendable {
+package struct PromptOutcome: Sendable {
   var dismissed: Bool
   var result: DBusValue
   /// Collections this prompt unlocked.
   var unlocked: [String] = []
   /// A collection this prompt created.
-  var created: String?
+  package var created: String?
   /// A collection whose password this prompt changed.
   var changed: String?
   /// A collection this prompt deleted.
@@ -31,7 +31,7 @@ struct PromptOutcome: Sendable {
   var hooked = PasswordHookEffects()
 
   /// What clients hear of it: the new collection, the unlock, what the hook did.
-  var events: [StoreEvent] {
+  package var events: [StoreEvent] {
     if let deleted { return [.collectionDeleted(deleted)] }
     let created = self.created.map { [StoreEvent.collectionCreated($0)] } ?? []
     return created + StoreEvent.unlocked(unlocked, changed: Set(unlocked), hooked: hooked)
@@ -39,7 +39,7 @@ struct PromptOutcome: Sendable {
 }
 
 /// Runs the action of a prompt in a pinentry dialog.
-final class PromptRunner: Sendable {
+package final class PromptRunner: Sendable {
   let store: KeychainStore
   /// The pinentry program; nil when prompting is turned off.
   let pinentry: String?
@@ -61,7 +61,7 @@ final class PromptRunner: Sendable {
   }
 
   /// Waits for its turn, then runs `action`. Cancelling the task closes the dialog.
-  func run(_ action: PromptAction) async -> PromptOutcome {
+  package func run(_ action: PromptAction) async -> PromptOutcome {
     await queue.acquire()
     let outcome = await runInTurn(action)
     await queue.release()

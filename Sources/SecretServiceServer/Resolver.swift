@@ -6,7 +6,7 @@ import KeychainDBus
 import KeychainStore
 import SecretServiceProtocol
 
-enum Resolver {
+package enum Resolver {
   /// The store collection a collection or alias path names, or nil.
   static func collection(_ path: SecretPath, in store: KeychainStore) throws -> String? {
     switch path {
@@ -83,7 +83,7 @@ enum Resolver {
     return SecretPath.items(of: first.collection, items.map { $0.id })
   }
 
-  static func path(ofCollection name: String) -> ObjectPath {
+  package static func path(ofCollection name: String) -> ObjectPath {
     SecretPath.collection(name).objectPath
   }
 }

@@ -57,8 +57,8 @@ struct SecretTree: ObjectTree {
 public final class SecretServiceDaemon: Sendable {
   let state: ServiceState
   let logger: Logger
-  /// The KWallet API, once `serveKWallet` turned it on.
-  private let kwallet = Mutex<KWalletService?>(nil)
+  /// The APIs served beside the Secret Service (`serve`).
+  private let frontEnds = Mutex<[any FrontEnd]>([])
 
   /// A daemon over `store`; nothing is on the bus until `publish`.
   /// - Parameters:
@@ -95,19 +95,16 @@ public final class SecretServiceDaemon: Sendable {
   public func callerLeft(_ peer: BusName, on connection: (any MessageTransport)? = nil) async {
     await state.dropPeer(peer)
     state.access.peerLeft(peer)
-    if let connection, let kwallet = kwallet.withLock({ $0 }) {
-      await kwallet.callerLeft(peer, on: connection)
+    if let connection {
+      for frontEnd in frontEnds.withLock({ $0 }) { await frontEnd.callerLeft(peer, on: connection) }
     }
   }
 
-  /// Serves KDE's `org.kde.KWallet` beside the Secret Service, on the same store, at
-  /// /modules/kwalletd5 and /modules/kwalletd6 (kwalletd5's and kwalletd6's paths): call it before `publish` or
-  /// `objectServer`, then ask for `KWallet.services`' names. `kwalletrc` is KDE's settings
-  /// file, for the wallet names its clients use by default.
-  public func serveKWallet(kwalletrc: String?) {
-    let service = KWalletService(state: state, kwalletrc: kwalletrc)
-    kwallet.withLock { $0 = service }
-    state.addAnnouncer(KWalletAnnouncer(service: service))
+  /// Serves another API beside the Secret Service, on the same store: `make` builds it on the
+  /// daemon's core (KWallet's, for one). Call it before `publish` or `objectServer`.
+  public func serve(_ make: (DaemonCore) -> any FrontEnd) {
+    let frontEnd = make(DaemonCore(state: state))
+    frontEnds.withLock { $0.append(frontEnd) }
   }
 
   /// Answers the calls held since start-up, and every later one.
@@ -175,11 +172,7 @@ public final class SecretServiceDaemon: Sendable {
     var tree = Mounts()
     tree.mount(SecretTree(state: state), at: SecretPath.base)
     tree.mount(at: PortalInterface.path) { [PortalInterface(state: state)] }
-    if let kwallet = kwallet.withLock({ $0 }) {
-      for (_, path) in KWallet.services {
-        tree.mount(at: path) { [KWalletObject(service: kwallet)] }
-      }
-    }
+    for frontEnd in frontEnds.withLock({ $0 }) { frontEnd.mount(on: &tree) }
     // The gate first: a held call has used nothing yet.
     return ObjectServer(
       tree,

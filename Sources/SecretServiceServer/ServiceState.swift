@@ -12,7 +12,7 @@ import SecretServiceProtocol
 import Synchronization
 
 /// What a prompt does when it runs.
-enum PromptAction: Sendable {
+package enum PromptAction: Sendable {
   /// Unlock these collections; on success the result is `objects` (the paths as given). With
   /// `forApp`, the dialog names the (Flatpak) application that asks. With `access`, the items
   /// its application may not read yet are then asked about (`access-control = protect`).
@@ -32,7 +32,7 @@ enum PromptAction: Sendable {
   case deleteCollection(String, ChangeQuestion, deletion: Deletion)
 
   /// The items of other programs a deletion would take, and the caller that asks.
-  struct Deletion: Sendable {
+  package struct Deletion: Sendable {
     let caller: CallerApp
     let items: [ItemID]
   }
@@ -47,7 +47,7 @@ enum PromptAction: Sendable {
   }
 }
 
-actor ServiceState {
+package actor ServiceState {
   struct Prompt {
     let owner: BusName
     let action: PromptAction
@@ -57,9 +57,9 @@ actor ServiceState {
     var task: Task<Void, Never>?
   }
 
-  let store: KeychainStore
-  let logger: Logger
-  let prompter: PromptRunner
+  package nonisolated let store: KeychainStore
+  package nonisolated let logger: Logger
+  package nonisolated let prompter: PromptRunner
   nonisolated let sessions = SessionTable()
   /// Holds calls while the daemon finishes starting (see `CallGate`).
   nonisolated let gate: CallGate
@@ -215,7 +215,7 @@ actor ServiceState {
   /// Locks every unlocked collection for which `applies` holds (the in-memory session one has
   /// no lock) and returns their names: for LockService and for the locks that come from
   /// outside any call (screen lock, sleep, timers).
-  nonisolated func lockEverything(where applies: (String) -> Bool = { _ in true }) throws
+  package nonisolated func lockEverything(where applies: (String) -> Bool = { _ in true }) throws
     -> [String]
   {
     let names = try store.collections().map(\.name).filter {

@@ -12,7 +12,7 @@ import KeychainDBus
 import KeychainStore
 
 /// A change clients should hear of.
-enum StoreEvent: Sendable {
+package enum StoreEvent: Sendable {
   case itemCreated(ItemID)
   /// An item replaced by `CreateItem(replace: true)`.
   case itemReplaced(ItemID)
@@ -34,7 +34,7 @@ enum StoreEvent: Sendable {
   case itemsImported(ImportedItems, by: CallerApp?)
 
   /// Collections that were unlocked and are locked now.
-  static func locked(_ collections: [String]) -> StoreEvent {
+  package static func locked(_ collections: [String]) -> StoreEvent {
     .lockChanged(collections, changed: Set(collections), locked: true)
   }
 
@@ -63,7 +63,7 @@ enum StoreEvent: Sendable {
 }
 
 /// Turns events into one API's signals, in the order its clients expect them.
-protocol ChangeAnnouncer: Sendable {
+package protocol ChangeAnnouncer: Sendable {
   /// Sends the signals for `events` on `connection`. With `request` (the events came from
   /// that call) the signals that must follow the reply wait for it; without one they go now.
   func announce(
@@ -74,10 +74,10 @@ protocol ChangeAnnouncer: Sendable {
 extension StoreView {
   /// Records that the call changed something; the announcers hear of it when the call
   /// returns (see `EventFilter`).
-  func record(_ events: StoreEvent...) { record(contentsOf: events) }
+  package func record(_ events: StoreEvent...) { record(contentsOf: events) }
 
   /// Records `events`, in order.
-  func record(contentsOf events: [StoreEvent]) {
+  package func record(contentsOf events: [StoreEvent]) {
     request.context.modify([StoreEvent]()) { $0 += events }
   }
 }
@@ -85,7 +85,7 @@ extension StoreView {
 extension ServiceState {
   /// Tells every API's announcer about `events`, then follows up unlocks: each unlocked
   /// collection's search index is checked, and it counts as used now.
-  nonisolated func publish(
+  package nonisolated func publish(
     _ events: [StoreEvent], on connection: any MessageTransport, after request: MethodRequest? = nil
   ) async {
     guard !events.isEmpty else { return }

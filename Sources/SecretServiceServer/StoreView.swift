@@ -18,13 +18,13 @@ import KeychainDBus
 import KeychainStore
 import SecretServiceProtocol
 
-struct StoreView: Sendable {
+package struct StoreView: Sendable {
   let state: ServiceState
   /// The call this view answers.
   let request: MethodRequest
   private var store: KeychainStore { state.store }
 
-  init(_ request: MethodRequest, state: ServiceState) {
+  package init(_ request: MethodRequest, state: ServiceState) {
     self.request = request
     self.state = state
   }
@@ -32,7 +32,7 @@ struct StoreView: Sendable {
   // MARK: Lock state, as this caller sees it
 
   /// Whether the caller must unlock `collection` before using its items.
-  func isLocked(_ collection: String) -> Bool { store.isLocked(collection) }
+  package func isLocked(_ collection: String) -> Bool { store.isLocked(collection) }
 
   /// Whether the caller must unlock `item` before reading or changing it: its collection is
   /// locked, or its application may not use it yet.
@@ -47,7 +47,7 @@ struct StoreView: Sendable {
 
   /// Whether the caller may overwrite `item` (CreateItem's replace, KWallet's writeEntry):
   /// always outside `protect`; there, if its application may use the item.
-  var mayReplace: @Sendable (ItemID) -> Bool {
+  package var mayReplace: @Sendable (ItemID) -> Bool {
     guard state.access.enforces, let caller else { return { _ in true } }
     let (access, store) = (state.access, store)
     return { access.allows(caller, $0, in: store) }
@@ -80,7 +80,7 @@ struct StoreView: Sendable {
   }
 
   /// Who new items are owned by: the caller's application, when it can be remembered.
-  var creator: ItemOwner? { caller.flatMap { ItemOwner($0.identity) } }
+  package var creator: ItemOwner? { caller.flatMap { ItemOwner($0.identity) } }
 
   /// The attribute a Keychain client names an access group with (`kSecAttrAccessGroup`).
   static let groupAttribute = "keychain:agrp"
@@ -148,7 +148,7 @@ struct StoreView: Sendable {
 
   /// The items whose attributes include all of `attributes`, in one collection or all, split
   /// into those the caller may read now and those it must unlock first.
-  func search(_ attributes: [String: String], in collection: String? = nil) throws
+  package func search(_ attributes: [String: String], in collection: String? = nil) throws
     -> (readable: [ItemID], locked: [ItemID])
   {
     var attributes = attributes
@@ -176,14 +176,14 @@ struct StoreView: Sendable {
 
   /// An item's label, attributes and times. For an item the caller has locked, what was seen
   /// of it while its collection was unlocked in this run (as gnome-keyring shows it), or nil.
-  func info(_ item: ItemID) throws -> ItemInfo? {
+  package func info(_ item: ItemID) throws -> ItemInfo? {
     isLocked(item) ? store.knownInfo(item) : try store.itemInfo(item)
   }
 
   /// An item's secret and content type, for a caller that may read it (`StoreError.locked`
   /// otherwise); the read counts as a use of its collection, unless the caller notes the uses
   /// of a batch itself (`noteUse`).
-  func secret(of item: ItemID, notingUse: Bool = true) throws
+  package func secret(of item: ItemID, notingUse: Bool = true) throws
     -> (secret: SecureBytes, contentType: String)
   {
     guard !isLocked(item.collection) else { throw StoreError.locked(collection: item.collection) }
@@ -202,13 +202,13 @@ struct StoreView: Sendable {
   }
 
   /// Every collection.
-  func collections() throws -> [CollectionInfo] { try store.collections() }
+  package func collections() throws -> [CollectionInfo] { try store.collections() }
 
   /// One collection's label, times and lock state.
   func collection(_ name: String) throws -> CollectionInfo { try store.collection(name) }
 
   /// The collection an alias points at.
-  func alias(_ name: String) throws -> String? { try store.alias(name) }
+  package func alias(_ name: String) throws -> String? { try store.alias(name) }
 
   /// The item an item path would name, whether or not it exists.
   func itemID(at path: SecretPath) throws -> ItemID? { try Resolver.itemID(path, in: store) }
@@ -232,7 +232,7 @@ struct StoreView: Sendable {
   /// Runs `change` on a blocking thread (a write returns once it is on disk, which must not
   /// hold the connection's thread), and counts it as a use of `collections`. Every write is
   /// followed by a memory release: a burst of them leaves freed heap behind.
-  func write<T: Sendable>(
+  package func write<T: Sendable>(
     using collections: [String] = [], _ change: @escaping @Sendable (KeychainStore) throws -> T
   ) async throws -> T {
     for collection in collections { noteUse(collection) }
@@ -242,7 +242,7 @@ struct StoreView: Sendable {
 
   /// Locks `collection` for everyone (Lock; a lock is not per caller). Fast: it forgets the
   /// collection's key, and writes nothing.
-  func lock(_ collection: String) throws { try store.lock(collection) }
+  package func lock(_ collection: String) throws { try store.lock(collection) }
 
   // MARK: Access
 

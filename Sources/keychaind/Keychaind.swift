@@ -6,6 +6,7 @@
 import ArgumentParser
 import Foundation
 import KWalletProtocol
+import KWalletServer
 import KeychainAccess
 import KeychainCrypto
 import KeychainDBus
@@ -135,7 +136,7 @@ struct Keychaind: AsyncParsableCommand {
           return configurationFile
         }, notify: configuration.accessNotify))
     if configuration.kwallet {
-      daemon.serveKWallet(kwalletrc: KWalletSettings.path(environment))
+      daemon.serve { KWalletFrontEnd(core: $0, kwalletrc: KWalletSettings.path(environment)) }
     }
     let result = try await daemon.publish(on: connection, replace: replace)
     guard result == .primaryOwner else {

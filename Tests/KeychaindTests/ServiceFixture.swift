@@ -7,6 +7,7 @@
 
 import Foundation
 import KWalletProtocol
+import KWalletServer
 import KeychainCrypto
 import KeychainDBus
 import KeychainStore
@@ -79,7 +80,7 @@ final class ServiceFixture: Sendable {
       try store.setAlias("default", to: "login")
       let daemon = SecretServiceDaemon(
         store: store, pinentry: pinentry, logger: Logger(label: "service-fixture"))
-      if kwallet { daemon.serveKWallet(kwalletrc: nil) }
+      if kwallet { daemon.serve { KWalletFrontEnd(core: $0, kwalletrc: nil) } }
       self.daemon = daemon
       self.directory = directory
       if depth == .inMemory {

@@ -47,7 +47,7 @@ public struct AccessSettings: Sendable {
 
 /// The application behind one bus connection. A class: every call puts it on its request and
 /// reads it back several times, and a struct of a dozen strings was copied each time.
-final class CallerApp: Sendable {
+package final class CallerApp: Sendable {
   let identity: AppIdentity
   let pid: UInt32?
   let sender: BusName

@@ -12,7 +12,7 @@ import KeychainPrompt
 import KeychainStore
 
 /// Items a caller asked to unlock that its application may not read yet.
-struct AccessAsk: Sendable {
+package struct AccessAsk: Sendable {
   let caller: CallerApp
   let items: [ItemID]
 }

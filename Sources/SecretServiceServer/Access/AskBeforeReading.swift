@@ -13,7 +13,7 @@ import KeychainStore
 extension StoreView {
   /// Asks about the items of `items` the caller may not read yet (see the top of this file);
   /// returns once the user answered, or at once when there is nothing to ask or nobody to ask.
-  func askBeforeReading(_ items: [ItemID]) async {
+  package func askBeforeReading(_ items: [ItemID]) async {
     guard state.access.enforces, let caller, caller.hasDisplay else { return }
     let refused = items.filter { !isLocked($0.collection) && isLocked($0) }
     guard !refused.isEmpty else { return }
@@ -34,7 +34,7 @@ extension StoreView {
 
   /// Notes the refusal of reading `items` the caller still may not read (after
   /// `askBeforeReading`): as no display when nobody could be asked.
-  func noteRefusedReads(_ items: [ItemID]) {
+  package func noteRefusedReads(_ items: [ItemID]) {
     guard state.access.enforces, let caller else { return }
     let refused = items.filter {
       !isLocked($0.collection) && isLocked($0) && !wasAskedBeforeReading($0)

@@ -12,6 +12,7 @@ import Foundation
 import KWalletProtocol
 import KeychainDBus
 import KeychainStore
+import SecretServiceServer
 import Synchronization
 
 /// The KWallet API's state beside the Secret Service's.

@@ -10,6 +10,7 @@
 import KWalletProtocol
 import KeychainDBus
 import KeychainStore
+import SecretServiceServer
 
 struct KWalletAnnouncer: ChangeAnnouncer {
   let service: KWalletService

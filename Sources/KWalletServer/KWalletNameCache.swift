@@ -11,6 +11,7 @@
 
 import KWalletProtocol
 import KeychainStore
+import SecretServiceServer
 import Synchronization
 
 final class KWalletNameCache: Sendable {

@@ -11,6 +11,7 @@ import KWalletProtocol
 import KeychainCrypto
 import KeychainStore
 import SecretServiceProtocol
+import SecretServiceServer
 
 struct KWalletFolders {
   let view: StoreView

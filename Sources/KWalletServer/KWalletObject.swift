@@ -9,6 +9,7 @@
 import KWalletProtocol
 import KeychainDBus
 import KeychainStore
+import SecretServiceServer
 
 struct KWalletObject: DBusInterface {
   let service: KWalletService

@@ -8,6 +8,7 @@
 import KWalletProtocol
 import KeychainDBus
 import KeychainStore
+import SecretServiceServer
 
 extension KWalletObject {
   static func addEntryMethods(to table: InterfaceTable<KWalletObject>) {

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+//
+// Another API served beside the Secret Service, on the same store and the same core (views,
+// events, unlocks, prompts, access control): KWallet's is one, in its own target. The daemon
+// knows a front end only by this protocol: it mounts the front end's objects on its tree,
+// tells it of callers that leave, and lets it hear every store event.
+
+import KeychainDBus
+
+/// An API served beside the Secret Service (see the top of this file).
+public protocol FrontEnd: Sendable {
+  /// Mounts its objects on the daemon's tree.
+  func mount(on tree: inout Mounts)
+
+  /// A caller left the bus: what it held (open handles, sessions) goes.
+  func callerLeft(_ peer: BusName, on connection: any MessageTransport) async
+}
+
+/// What a front end is built on: the daemon's shared state, through which it makes per-call
+/// views of the store, unlocks, prompts and announces (see `ServiceState`).
+public struct DaemonCore: Sendable {
+  package let state: ServiceState
+
+  /// Adds an announcer that hears every store event after the Secret Service's.
+  package func addAnnouncer(_ announcer: any ChangeAnnouncer) { state.addAnnouncer(announcer) }
+}
