@@ -163,6 +163,15 @@ let package = Package(
         .product(name: "SystemPackage", package: "swift-system"),
       ]),
 
+    // The Flatpak secret portal's backend, served on the daemon's core: a front end.
+    .target(
+      name: "PortalServer",
+      dependencies: [
+        "SecretServiceServer", "SecretServiceProtocol", "KeychainStore", "KeychainDBus",
+        "KeychainCrypto", "KeychainAccess", "KeychainSystem",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ]),
+
     // KDE's org.kde.KWallet served on the daemon's core: a front end beside the Secret Service.
     .target(
       name: "KWalletServer",
@@ -192,8 +201,8 @@ let package = Package(
     .target(
       name: "keychaind",
       dependencies: [
-        "KeychainSystem", "SecretServiceServer", "KWalletServer", "KeychainSession",
-        "KeychainStore",
+        "KeychainSystem", "SecretServiceServer", "KWalletServer", "PortalServer",
+        "KeychainSession", "KeychainStore",
         "KeychainCrypto", "KeychainDBus", "KeyringControl", "SecretServiceProtocol",
         "KWalletProtocol", "KeychainImport", "KeychainAccess",
         .product(name: "SystemPackage", package: "swift-system"),

@@ -17,7 +17,7 @@ import Synchronization
 
 /// What a finished prompt reports in `Completed`, and what it changed.
 package struct PromptOutcome: Sendable {
-  var dismissed: Bool
+  package var dismissed: Bool
   var result: DBusValue
   /// Collections this prompt unlocked.
   var unlocked: [String] = []

@@ -70,7 +70,7 @@ package enum Resolver {
     }
   }
 
-  static func path(of item: ItemID) -> ObjectPath {
+  package static func path(of item: ItemID) -> ObjectPath {
     SecretPath.item(collection: item.collection, item: String(item.id)).objectPath
   }
 

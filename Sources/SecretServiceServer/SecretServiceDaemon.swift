@@ -171,7 +171,6 @@ public final class SecretServiceDaemon: Sendable {
     let state = state
     var tree = Mounts()
     tree.mount(SecretTree(state: state), at: SecretPath.base)
-    tree.mount(at: PortalInterface.path) { [PortalInterface(state: state)] }
     for frontEnd in frontEnds.withLock({ $0 }) { frontEnd.mount(on: &tree) }
     // The gate first: a held call has used nothing yet.
     return ObjectServer(

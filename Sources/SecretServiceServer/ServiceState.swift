@@ -108,7 +108,7 @@ package actor ServiceState {
   /// Every unlock with a password goes through it.
   nonisolated let unlocker: Unlocker
   /// Per-application access and the audit log (see `AccessControl`).
-  nonisolated let access: AccessControl
+  package nonisolated let access: AccessControl
 
   init(
     store: KeychainStore, pinentry: String?, logger: Logger, holdingCalls: Bool,

@@ -65,7 +65,7 @@ extension AccessControl {
   /// every record, the journal every decision (each line costs a write, on every read).
   /// Called once the call is answered, on the thread that answered it; the audit log queues
   /// the records and writes them in batches (see `AuditLog`).
-  func log(_ records: [AuditRecord]) {
+  package func log(_ records: [AuditRecord]) {
     guard let audit, let first = records.first else { return }
     audit.append(records)
     if let desktop = desktop.withLock({ $0 }), let notice = notices.notice(after: records) {

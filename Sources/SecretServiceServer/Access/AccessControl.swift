@@ -48,8 +48,8 @@ public struct AccessSettings: Sendable {
 /// The application behind one bus connection. A class: every call puts it on its request and
 /// reads it back several times, and a struct of a dozen strings was copied each time.
 package final class CallerApp: Sendable {
-  let identity: AppIdentity
-  let pid: UInt32?
+  package let identity: AppIdentity
+  package let pid: UInt32?
   let sender: BusName
   /// When its process started, to tell it from a later one with the same pid.
   let startTime: UInt64?
@@ -78,7 +78,7 @@ package final class CallerApp: Sendable {
 }
 
 /// The daemon's access control (see the top of this file).
-final class AccessControl: Sendable {
+package final class AccessControl: Sendable {
   /// The mode, as `code(of:)` numbers it: `learn --apply` changes it while calls run, and
   /// every call reads it.
   let currentMode: Atomic<Int>
@@ -228,7 +228,7 @@ final class AccessControl: Sendable {
   /// The application behind the call's connection, resolved on its first call. On the
   /// caller's executor: a plain `async` function would move every call off the connection's
   /// thread and back, which cost a read 20–35 µs.
-  nonisolated(nonsending) func caller(of request: MethodRequest) async -> CallerApp {
+  package nonisolated(nonsending) func caller(of request: MethodRequest) async -> CallerApp {
     let sender = request.caller
     if let known = state.withLock({ $0.callers[sender] }) { return known }
     let credentials = try? await request.callerCredentials()

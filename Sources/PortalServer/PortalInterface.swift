@@ -22,6 +22,7 @@ import KeychainDBus
 import KeychainStore
 import KeychainSystem
 import SecretServiceProtocol
+import SecretServiceServer
 import SystemPackage
 
 struct PortalInterface: DBusInterface {
@@ -174,4 +175,18 @@ struct PortalInterface: DBusInterface {
     }
   }
 
+}
+
+/// The portal's backend as a front end of the daemon, at /org/freedesktop/portal/desktop.
+public struct PortalFrontEnd: FrontEnd {
+  let state: ServiceState
+
+  public init(core: DaemonCore) { state = core.state }
+
+  public func mount(on tree: inout Mounts) {
+    tree.mount(at: PortalInterface.path) { [state] in [PortalInterface(state: state)] }
+  }
+
+  /// The portal keeps nothing per caller.
+  public func callerLeft(_ peer: BusName, on connection: any MessageTransport) async {}
 }
