@@ -156,11 +156,20 @@ let package = Package(
     .target(
       name: "SecretServiceServer",
       dependencies: [
-        "SecretServiceProtocol", "KWalletProtocol", "KeychainStore", "KeychainDBus",
-        "KeychainCrypto", "KeychainAccess",
-        "KeychainImport", "KeychainSystem", "KeychainPrompt", "KeychainSystemPrompt",
+        "SecretServiceProtocol", "KeychainStore", "KeychainDBus", "KeychainCrypto",
+        "KeychainAccess", "KeychainSystem", "KeychainPrompt", "KeychainSystemPrompt",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "SystemPackage", package: "swift-system"),
+      ]),
+
+    // keychaind's own Import, Locking and Access interfaces (what keychainctl speaks), served on
+    // the daemon's core: a front end.
+    .target(
+      name: "ManagementServer",
+      dependencies: [
+        "SecretServiceServer", "SecretServiceProtocol", "KeychainStore", "KeychainDBus",
+        "KeychainCrypto", "KeychainAccess", "KeychainImport", "KWalletProtocol",
+        .product(name: "Logging", package: "swift-log"),
       ]),
 
     // The Flatpak secret portal's backend, served on the daemon's core: a front end.
@@ -202,7 +211,7 @@ let package = Package(
       name: "keychaind",
       dependencies: [
         "KeychainSystem", "SecretServiceServer", "KWalletServer", "PortalServer",
-        "KeychainSession", "KeychainStore",
+        "ManagementServer", "KeychainSession", "KeychainStore",
         "KeychainCrypto", "KeychainDBus", "KeyringControl", "SecretServiceProtocol",
         "KWalletProtocol", "KeychainImport", "KeychainAccess",
         .product(name: "SystemPackage", package: "swift-system"),
@@ -298,7 +307,7 @@ let package = Package(
         "KeychainTesting",
         "KeychainDBus",
         "KeychainStore", "KeychainImport", "KeyringControl",
-        "SecretServiceServer", "KWalletServer", "KWalletProtocol",
+        "SecretServiceServer", "KWalletServer", "ManagementServer", "KWalletProtocol",
         "SecretServiceProtocol", "KeychainCrypto", .product(name: "Logging", package: "swift-log"),
       ]),
   ],

@@ -186,7 +186,4 @@ public struct PortalFrontEnd: FrontEnd {
   public func mount(on tree: inout Mounts) {
     tree.mount(at: PortalInterface.path) { [state] in [PortalInterface(state: state)] }
   }
-
-  /// The portal keeps nothing per caller.
-  public func callerLeft(_ peer: BusName, on connection: any MessageTransport) async {}
 }

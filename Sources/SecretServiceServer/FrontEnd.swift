@@ -12,8 +12,18 @@ public protocol FrontEnd: Sendable {
   /// Mounts its objects on the daemon's tree.
   func mount(on tree: inout Mounts)
 
+  /// Interfaces it adds to the service object, /org/freedesktop/secrets, after the Secret
+  /// Service's own (the project's Import, Locking and Access interfaces are served so).
+  func serviceInterfaces() -> [any DBusInterface]
+
   /// A caller left the bus: what it held (open handles, sessions) goes.
   func callerLeft(_ peer: BusName, on connection: any MessageTransport) async
+}
+
+extension FrontEnd {
+  public func mount(on tree: inout Mounts) {}
+  public func serviceInterfaces() -> [any DBusInterface] { [] }
+  public func callerLeft(_ peer: BusName, on connection: any MessageTransport) async {}
 }
 
 /// What a front end is built on: the daemon's shared state, through which it makes per-call

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 //
 // The object tree of `org.freedesktop.secrets` (the Secret Service at /org/freedesktop/secrets,
-// the portal's backend at /org/freedesktop/portal/desktop), and bringing it onto a bus.
+// and what the front ends served beside it mount), and bringing it onto a bus.
 
-import KWalletProtocol
 import KeychainDBus
 import KeychainStore
 import Logging
@@ -14,6 +13,8 @@ import Synchronization
 /// alias), items, sessions, prompts.
 struct SecretTree: ObjectTree {
   let state: ServiceState
+  /// The front ends' interfaces on the service object, after the Secret Service's own.
+  let serviceExtras: [any DBusInterface]
   var store: KeychainStore { state.store }
 
   nonisolated(nonsending) func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]?
@@ -21,11 +22,7 @@ struct SecretTree: ObjectTree {
     guard let parsed = SecretPath(path) else { return nil }
     switch parsed {
     case .service:
-      return [
-        ServiceInterface(state: state), GnomeKeyringInterface(state: state),
-        ImportInterface(state: state), LockingInterface(state: state),
-        AccessInterface(state: state),
-      ]
+      return [ServiceInterface(state: state), GnomeKeyringInterface(state: state)] + serviceExtras
     case .collection, .alias:
       return try Resolver.collection(parsed, in: store).map {
         [CollectionInterface(state: state, name: $0)]
@@ -170,8 +167,11 @@ public final class SecretServiceDaemon: Sendable {
   public func objectServer() -> ObjectServer {
     let state = state
     var tree = Mounts()
-    tree.mount(SecretTree(state: state), at: SecretPath.base)
-    for frontEnd in frontEnds.withLock({ $0 }) { frontEnd.mount(on: &tree) }
+    let frontEnds = frontEnds.withLock { $0 }
+    tree.mount(
+      SecretTree(state: state, serviceExtras: frontEnds.flatMap { $0.serviceInterfaces() }),
+      at: SecretPath.base)
+    for frontEnd in frontEnds { frontEnd.mount(on: &tree) }
     // The gate first: a held call has used nothing yet.
     return ObjectServer(
       tree,

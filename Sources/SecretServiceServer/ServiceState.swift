@@ -60,7 +60,7 @@ package actor ServiceState {
   package nonisolated let store: KeychainStore
   package nonisolated let logger: Logger
   package nonisolated let prompter: PromptRunner
-  nonisolated let sessions = SessionTable()
+  package nonisolated let sessions = SessionTable()
   /// Holds calls while the daemon finishes starting (see `CallGate`).
   nonisolated let gate: CallGate
   /// Announces changed `Items` and `Collections` lists (see `ListAnnouncer`).
@@ -72,7 +72,7 @@ package actor ServiceState {
   /// The time `lastUse` and the lock timers go by.
   nonisolated let clock: any DaemonClock
   /// keychaind.conf's lock settings, under each collection's own (`LockPolicy`).
-  nonisolated let lockDefaults: LockPolicy
+  package nonisolated let lockDefaults: LockPolicy
   /// Each collection's own lock settings as last read from the store, and a generation that
   /// `lockPoliciesChanged` moves on, so that a read racing a change is not kept.
   private nonisolated let cachedPolicies = Mutex<
@@ -91,7 +91,7 @@ package actor ServiceState {
   }
 
   /// After a lock policy was set or a collection deleted: the next read goes to the store.
-  nonisolated func lockPoliciesChanged() {
+  package nonisolated func lockPoliciesChanged() {
     cachedPolicies.withLock { $0 = (nil, $0.generation + 1) }
   }
 
@@ -106,7 +106,7 @@ package actor ServiceState {
   private var nextID = 1
 
   /// Every unlock with a password goes through it.
-  nonisolated let unlocker: Unlocker
+  package nonisolated let unlocker: Unlocker
   /// Per-application access and the audit log (see `AccessControl`).
   package nonisolated let access: AccessControl
 

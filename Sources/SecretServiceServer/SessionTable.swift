@@ -10,7 +10,7 @@ import KeychainDBus
 import SecretServiceProtocol
 import Synchronization
 
-final class SessionTable: Sendable {
+package final class SessionTable: Sendable {
   /// The most sessions one connection may hold open: a client needs one (libsecret,
   /// SecretStorage) or a few; without a bound, one client could fill the daemon's memory.
   static let maximumPerConnection = 128
@@ -65,7 +65,7 @@ final class SessionTable: Sendable {
 
   /// A password the caller sent in `secret`, decrypted with the session it names (which must
   /// be the caller's): for the master-password and import calls.
-  func password(in secret: Secret, caller: BusName) throws -> SecureBytes {
+  package func password(in secret: Secret, caller: BusName) throws -> SecureBytes {
     try cipher(secret.session, caller: caller, wrapping: true)
       .decrypt(parameters: secret.parameters, value: secret.value)
   }

@@ -41,7 +41,9 @@ package enum StoreEvent: Sendable {
   /// The events for what a password hook did: new collections, the unlock of those it
   /// unlocked, then the new item lists of those it changed. `caller` is who asked for the
   /// import, if a call did.
-  static func hooked(_ effects: PasswordHookEffects, by caller: CallerApp? = nil) -> [StoreEvent] {
+  package static func hooked(_ effects: PasswordHookEffects, by caller: CallerApp? = nil)
+    -> [StoreEvent]
+  {
     var events = effects.createdCollections.map(StoreEvent.collectionCreated)
     let unlocked = effects.unlockedCollections
     if !unlocked.isEmpty {
@@ -55,7 +57,7 @@ package enum StoreEvent: Sendable {
 
   /// The events after `collections` were unlocked (`changed`: those that were locked), and
   /// after what the password hook did with the password that unlocked them.
-  static func unlocked(
+  package static func unlocked(
     _ collections: [String], changed: Set<String>, hooked: PasswordHookEffects = .init()
   ) -> [StoreEvent] {
     [.lockChanged(collections, changed: changed, locked: false)] + Self.hooked(hooked)

@@ -21,7 +21,7 @@ import SecretServiceProtocol
 package struct StoreView: Sendable {
   let state: ServiceState
   /// The call this view answers.
-  let request: MethodRequest
+  package let request: MethodRequest
   private var store: KeychainStore { state.store }
 
   package init(_ request: MethodRequest, state: ServiceState) {
@@ -36,14 +36,14 @@ package struct StoreView: Sendable {
 
   /// Whether the caller must unlock `item` before reading or changing it: its collection is
   /// locked, or its application may not use it yet.
-  func isLocked(_ item: ItemID) -> Bool {
+  package func isLocked(_ item: ItemID) -> Bool {
     if isLocked(item.collection) { return true }
     guard state.access.enforces, let caller else { return false }
     return !state.access.allows(caller, item, in: store)
   }
 
   /// The application making the call; nil with access control off.
-  var caller: CallerApp? { request.context.value(CallerApp.self) }
+  package var caller: CallerApp? { request.context.value(CallerApp.self) }
 
   /// Whether the caller may overwrite `item` (CreateItem's replace, KWallet's writeEntry):
   /// always outside `protect`; there, if its application may use the item.
@@ -55,7 +55,7 @@ package struct StoreView: Sendable {
 
   /// Which items an import the caller asked for may overwrite with newer copies: in `protect`
   /// those it may replace, as for its own writes; otherwise any.
-  var importRule: ImportUpdateRule {
+  package var importRule: ImportUpdateRule {
     guard state.access.enforces, let caller else { return { _, _ in true } }
     let (access, store) = (state.access, store)
     return { item, _ in access.allows(caller, item, in: store) }
@@ -211,7 +211,9 @@ package struct StoreView: Sendable {
   package func alias(_ name: String) throws -> String? { try store.alias(name) }
 
   /// The item an item path would name, whether or not it exists.
-  func itemID(at path: SecretPath) throws -> ItemID? { try Resolver.itemID(path, in: store) }
+  package func itemID(at path: SecretPath) throws -> ItemID? {
+    try Resolver.itemID(path, in: store)
+  }
 
   /// The collection an object path leads to (see `Resolver.owningCollection`).
   func owningCollection(_ path: ObjectPath) throws -> String? {
@@ -219,13 +221,13 @@ package struct StoreView: Sendable {
   }
 
   /// The collection a path argument names (see `Resolver.namedCollection`).
-  func namedCollection(_ path: ObjectPath) throws(DBusError) -> String {
+  package func namedCollection(_ path: ObjectPath) throws(DBusError) -> String {
     try Resolver.namedCollection(path, in: store)
   }
 
   /// What `read` finds among the store's own records (lock policies, the last login unlock):
   /// nothing a caller's access decides. Not for items, which the methods above answer.
-  func metadata<T>(_ read: (KeychainStore) throws -> T) rethrows -> T { try read(store) }
+  package func metadata<T>(_ read: (KeychainStore) throws -> T) rethrows -> T { try read(store) }
 
   // MARK: Writes
 
@@ -288,13 +290,15 @@ package struct StoreView: Sendable {
   }
 
   /// Notes an access for the audit log (see `AccessFilter`).
-  func note(_ operation: AuditRecord.Operation, _ decision: AuditRecord.Decision, _ item: ItemID) {
+  package func note(
+    _ operation: AuditRecord.Operation, _ decision: AuditRecord.Decision, _ item: ItemID
+  ) {
     note(operation, decision, Resolver.path(of: item))
   }
 
   /// Notes an access to the object at `path` (an item, or a collection for collection-wide
   /// grants).
-  func note(
+  package func note(
     _ operation: AuditRecord.Operation, _ decision: AuditRecord.Decision, _ path: ObjectPath
   ) {
     guard state.access.isOn else { return }

@@ -34,7 +34,7 @@ public struct Unlocker: Sendable {
   /// changes nothing. The password is checked even when the collection is unlocked already
   /// (a wrong password is never answered OK). For login, `route` is remembered. With
   /// `runningHook`, the password hook then runs with the password.
-  func unlock(
+  package func unlock(
     _ collection: String, with password: SecureBytes, route: String, runningHook: Bool = true
   ) throws -> Outcome {
     let wasLocked = store.isLocked(collection)

@@ -12,6 +12,7 @@ import KeychainCrypto
 import KeychainImport
 import KeychainStore
 import Logging
+import ManagementServer
 import SecretServiceServer
 
 enum GnomeKeyringMigration {

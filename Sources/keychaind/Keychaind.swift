@@ -14,6 +14,7 @@ import KeychainSession
 import KeychainStore
 import KeychainSystem
 import Logging
+import ManagementServer
 import PortalServer
 import SecretServiceProtocol
 import SecretServiceServer
@@ -136,6 +137,7 @@ struct Keychaind: AsyncParsableCommand {
           try Configuration.set("access-control", to: mode.rawValue, in: configurationFile)
           return configurationFile
         }, notify: configuration.accessNotify))
+    daemon.serve { ManagementFrontEnd(core: $0) }
     daemon.serve { PortalFrontEnd(core: $0) }
     if configuration.kwallet {
       daemon.serve { KWalletFrontEnd(core: $0, kwalletrc: KWalletSettings.path(environment)) }

@@ -13,6 +13,7 @@ import KeychainDBus
 import KeychainStore
 import KeychainTesting
 import Logging
+import ManagementServer
 import SecretServiceProtocol
 import SecretServiceServer
 import Synchronization
@@ -80,6 +81,8 @@ final class ServiceFixture: Sendable {
       try store.setAlias("default", to: "login")
       let daemon = SecretServiceDaemon(
         store: store, pinentry: pinentry, logger: Logger(label: "service-fixture"))
+      // As keychaind serves it: its own interfaces, and KWallet when asked for.
+      daemon.serve { ManagementFrontEnd(core: $0) }
       if kwallet { daemon.serve { KWalletFrontEnd(core: $0, kwalletrc: nil) } }
       self.daemon = daemon
       self.directory = directory

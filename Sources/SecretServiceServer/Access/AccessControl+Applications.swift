@@ -13,7 +13,7 @@ extension AccessControl {
   /// (`exe:…`, `flatpak:…`, `via:…`), an executable's path, or a Flatpak app id. A path the
   /// user can change is pinned to its content now. A tool's session in one terminal is never
   /// remembered: the next session is another.
-  func applicationKey(_ argument: String) throws(DBusError) -> (key: String, pin: String?) {
+  package func applicationKey(_ argument: String) throws(DBusError) -> (key: String, pin: String?) {
     let facts = resolver.facts
     let prefixes = ["exe:", "script:", "via:", "flatpak:", "snap:", "portal:"]
     if prefixes.contains(where: argument.hasPrefix) {
@@ -42,5 +42,14 @@ extension AccessControl {
       )
     }
     return ("flatpak:\(argument)", nil)
+  }
+}
+
+extension AccessControl {
+  /// The `keychainctl access allow` line that allows the application `key` (`PROGRAM` when it
+  /// has none) the objects at `paths`: what a refusal's error or notification tells the user to
+  /// run.
+  static func allowCommand(_ key: String, _ paths: [String], passwordStdin: Bool = true) -> String {
+    KeychainctlCommand.accessAllow(app: key, paths, passwordStdin: passwordStdin)
   }
 }

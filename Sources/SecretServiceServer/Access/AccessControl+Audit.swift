@@ -125,7 +125,7 @@ extension AccessControl {
       verified: true), pid: nil)
 
   /// Makes every record written so far durable.
-  func flushAudit() {
+  package func flushAudit() {
     audit?.sync()
   }
 }

@@ -82,8 +82,8 @@ package final class AccessControl: Sendable {
   /// The mode, as `code(of:)` numbers it: `learn --apply` changes it while calls run, and
   /// every call reads it.
   let currentMode: Atomic<Int>
-  let saveMode: (@Sendable (AccessMode) throws -> String)?
-  let audit: AuditLog?
+  package let saveMode: (@Sendable (AccessMode) throws -> String)?
+  package let audit: AuditLog?
   let resolver: IdentityResolver
   /// When keychaind started, in clock ticks after boot: the arrival of a connection older
   /// than keychaind, for the check that its pid was not reused.
@@ -123,7 +123,7 @@ package final class AccessControl: Sendable {
   /// The store the audit chain's anchor is kept in.
   let store: KeychainStore
   /// The mode keychaind.conf asks for; the mode in force may be higher (see `AccessModeKeeper`).
-  let configuredMode: AccessMode
+  package let configuredMode: AccessMode
 
   init(_ settings: AccessSettings, store: KeychainStore, logger: Logger) {
     self.store = store
@@ -160,7 +160,7 @@ package final class AccessControl: Sendable {
     }
   }
 
-  var mode: AccessMode {
+  package var mode: AccessMode {
     switch currentMode.load(ordering: .relaxed) {
     case 0: .off
     case 1: .audit
@@ -172,7 +172,7 @@ package final class AccessControl: Sendable {
 
   /// Turns `protect` on (from `audit`: the audit log and identities are there already), and
   /// keeps it for the next start; returns where it was kept.
-  func enforce() throws -> String {
+  package func enforce() throws -> String {
     guard isOn else {
       throw DBusError(.failed, "access-control is off: turn it on in keychaind.conf and restart")
     }

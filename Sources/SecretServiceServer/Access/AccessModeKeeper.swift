@@ -47,7 +47,7 @@ extension AccessControl {
   }
 
   /// Puts `mode` in force and keeps it in the store.
-  func setMode(_ mode: AccessMode) throws {
+  package func setMode(_ mode: AccessMode) throws {
     let before = self.mode
     guard mode != before else { return }
     // Written while the log still runs: turning it off is the last thing it records.

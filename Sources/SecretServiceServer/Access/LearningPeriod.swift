@@ -9,27 +9,27 @@ import Foundation
 import KeychainSystem
 
 /// A learning period (see the top of this file).
-struct LearningPeriod: Codable, Sendable, Equatable {
+package struct LearningPeriod: Codable, Sendable, Equatable {
   /// When it began and ends, in Unix time.
-  var start: Double
-  var end: Double
+  package var start: Double
+  package var end: Double
 
   static let fileName = "learning.json"
   /// The longest period: a year. The log keeps fewer records than a year of reads anyway.
-  static let longest: UInt64 = 366 * 86400
+  package static let longest: UInt64 = 366 * 86400
 
-  init(start: Date = Date(), seconds: UInt64) {
+  package init(start: Date = Date(), seconds: UInt64) {
     self.start = start.timeIntervalSince1970
     end = self.start + Double(seconds)
   }
 
   /// Whether a read at `date` falls in it.
-  func covers(_ date: Date) -> Bool {
+  package func covers(_ date: Date) -> Bool {
     (start...end).contains(date.timeIntervalSince1970)
   }
 
   /// The period kept in `directory`, or nil when there is none (or its file is not one).
-  static func load(from directory: String) -> LearningPeriod? {
+  package static func load(from directory: String) -> LearningPeriod? {
     guard let data = FileManager.default.contents(atPath: directory + "/" + fileName) else {
       return nil
     }
@@ -37,13 +37,13 @@ struct LearningPeriod: Codable, Sendable, Equatable {
   }
 
   /// Keeps it in `directory`, durably.
-  func save(in directory: String) throws {
+  package func save(in directory: String) throws {
     let text = try JSONEncoder().encode(self)
     try SystemFiles.replace(atPath: directory + "/" + Self.fileName, with: Array(text))
   }
 
   /// Ends the period kept in `directory`; returns whether there was one.
-  static func discard(in directory: String) throws -> Bool {
+  package static func discard(in directory: String) throws -> Bool {
     let path = directory + "/" + fileName
     guard FileManager.default.fileExists(atPath: path) else { return false }
     try FileManager.default.removeItem(atPath: path)

@@ -9,6 +9,7 @@ import Foundation
 import KeychainDBus
 import KeychainStore
 import SecretServiceProtocol
+import SecretServiceServer
 
 struct LockingInterface: DBusInterface {
   let state: ServiceState

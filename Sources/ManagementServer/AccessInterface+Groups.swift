@@ -10,6 +10,7 @@ import KeychainAccess
 import KeychainDBus
 import KeychainStore
 import SecretServiceProtocol
+import SecretServiceServer
 
 extension AccessInterface {
   func groupAdd(

@@ -10,6 +10,7 @@ import KeychainCrypto
 import KeychainDBus
 import KeychainStore
 import SecretServiceProtocol
+import SecretServiceServer
 
 struct AccessInterface: DBusInterface {
   let state: ServiceState
@@ -185,14 +186,5 @@ struct AccessInterface: DBusInterface {
         view.record(contentsOf: StoreEvent.unlocked([collection], changed: [collection]))
       }
     }
-  }
-}
-
-extension AccessControl {
-  /// The `keychainctl access allow` line that allows the application `key` (`PROGRAM` when it
-  /// has none) the objects at `paths`: what a refusal's error or notification tells the user to
-  /// run.
-  static func allowCommand(_ key: String, _ paths: [String], passwordStdin: Bool = true) -> String {
-    KeychainctlCommand.accessAllow(app: key, paths, passwordStdin: passwordStdin)
   }
 }

@@ -13,6 +13,7 @@ import KeychainCrypto
 import KeychainDBus
 import KeychainStore
 import SecretServiceProtocol
+import SecretServiceServer
 
 extension AccessInterface {
   /// One grant learning would make.

@@ -18,6 +18,7 @@ import KeychainImport
 import KeychainStore
 import Logging
 import SecretServiceProtocol
+import SecretServiceServer
 
 struct ImportInterface: DBusInterface {
   let state: ServiceState

@@ -8,6 +8,7 @@ import KeychainAccess
 import KeychainDBus
 import KeychainStore
 import SecretServiceProtocol
+import SecretServiceServer
 
 extension AccessInterface {
   func mode(_ request: MethodRequest) async throws -> (String, String, String) {

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+//
+// keychaind's own interfaces, the ones keychainctl speaks: org.keychain_linux.Import (other
+// keyrings' files and backups brought in), .Locking (locking by hand and the lock timers) and
+// .Access (per-application access, its audit log and its learning period), served on the
+// Secret Service's object as a front end of the daemon's core.
+
+import KeychainDBus
+import SecretServiceServer
+
+/// The Import, Locking and Access interfaces, for `SecretServiceDaemon.serve`.
+public struct ManagementFrontEnd: FrontEnd {
+  let state: ServiceState
+
+  public init(core: DaemonCore) { state = core.state }
+
+  public func serviceInterfaces() -> [any DBusInterface] {
+    [
+      ImportInterface(state: state), LockingInterface(state: state),
+      AccessInterface(state: state),
+    ]
+  }
+}
