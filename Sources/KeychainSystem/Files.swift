@@ -83,8 +83,11 @@ public enum SystemFiles {
     var existing = stat()
     let mode = stat(path, &existing) == 0 ? existing.st_mode & 0o7777 : permissions
     let temporary = path + ".new"
+    // A new file of our own: whatever is at the temporary name (a crash's leftover, or a link
+    // planted to redirect the write) is removed, never written through.
+    unlink(temporary)
     let file = try FileDescriptor.open(
-      path: temporary, .writeOnly, options: [.create, .truncate, .closeOnExec],
+      path: temporary, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
       permissions: FilePermissions(rawValue: mode))
     do throws(Errno) {
       // The mode exactly, whatever the umask is at this moment (another thread may have

@@ -40,6 +40,17 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: path + ".new"))
   }
 
+  @Test func aLinkAtTheTemporaryNameIsNotWrittenThrough() throws {
+    let path = directory + "/settings"
+    let elsewhere = directory + "/elsewhere"
+    try FileManager.default.createSymbolicLink(
+      atPath: path + ".new", withDestinationPath: elsewhere)
+    try SystemFiles.replace(atPath: path, with: Array("mine".utf8))
+    #expect(try contents(path) == Array("mine".utf8))
+    #expect(!FileManager.default.fileExists(atPath: elsewhere))
+    #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: path + ".new")) == nil)
+  }
+
   @Test func aFailedReplaceLeavesNothingBehind() throws {
     let path = directory + "/missing/settings"
     #expect(throws: Errno.noSuchFileOrDirectory) {
