@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 //
 // Another API served beside the Secret Service, on the same store and the same core (views,
-// events, unlocks, prompts, access control): KWallet's is one, in its own target. The daemon
-// knows a front end only by this protocol: it mounts the front end's objects on its tree,
-// tells it of callers that leave, and lets it hear every store event.
+// events, unlocks, prompts, access control): KWallet's, the Flatpak portal's and keychaind's
+// own Import, Locking and Access interfaces, each in its own target. The daemon knows a front
+// end only by this protocol: it mounts the front end's objects on its tree, adds its
+// interfaces to the service object, tells it of callers that leave, and lets it hear every
+// store event (through an announcer added on the core).
 
 import KeychainDBus
 
