@@ -220,6 +220,8 @@ final class EventLoop: SerialExecutor, @unchecked Sendable {
   }
 
   private func fireExpiredTimeouts() {
+    // Most turns of the loop have no timeout armed (a daemon waits for no reply): no clock.
+    guard !timeouts.isEmpty else { return }
     let now = EventLoop.now()
     for entry in timeouts where entry.deadline <= now {
       guard timeouts.contains(where: { $0.timeout == entry.timeout }) else { continue }
