@@ -23,7 +23,7 @@ extension KeychainStore {
   /// The data key that `password` unwraps from `collection`'s key record, or
   /// `wrongPassword`; changes nothing. The record is checked with the metadata key first: a
   /// damaged record is `corrupt`, never mistaken for a wrong password.
-  private func unwrap(_ collection: String, _ password: SecureBytes) throws -> SecureBytes {
+  func unwrap(_ collection: String, _ password: SecureBytes) throws -> SecureBytes {
     let row = try lookup(persistent) { db in
       guard
         let row = try Row.fetchOne(
@@ -99,6 +99,14 @@ extension KeychainStore {
       throw StoreError.invalid("the session collection has no password")
     }
     let key = try unwrap(collection, oldPassword)
+    try rewrapPassword(of: collection, dataKey: key, newPassword: newPassword)
+  }
+
+  /// Wraps `dataKey` under a new `newPassword` (a fresh salt, today's KDF parameters) in the
+  /// collection row, and keeps the collection unlocked with it.
+  func rewrapPassword(of collection: String, dataKey key: SecureBytes, newPassword: SecureBytes)
+    throws
+  {
     let salt = Random.bytes(count: 16)
     let wrapKey = try KeyDerivation.argon2id(
       password: Self.kdfInput(newPassword), salt: salt, parameters: kdf)

@@ -137,6 +137,25 @@ enum Schema {
           );
           """)
     }
+    // Key slots (KeySlots.swift) other than the password, which stays in `collection`'s own
+    // columns: each wraps the collection's data key under a key of its own.
+    migrator.registerMigration("v7-key-slots") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE key_slot (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            collectionID INTEGER NOT NULL REFERENCES collection(id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,              -- 'recovery'
+            sealedLabel BLOB NOT NULL,       -- AES-GCM under the metadata key
+            created INTEGER NOT NULL,
+            lastUsed INTEGER,                -- when it last opened the collection; NULL: never
+            salt BLOB NOT NULL,
+            wrappedKey BLOB NOT NULL,        -- the data key, AES-GCM under the slot's own key
+            keyMAC BLOB NOT NULL             -- the record, checked with the metadata key
+          );
+          CREATE INDEX key_slot_collection ON key_slot(collectionID);
+          """)
+    }
     return migrator
   }
 

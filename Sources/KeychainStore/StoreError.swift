@@ -8,6 +8,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
   case locked(collection: String)
   /// The password does not unlock the collection. Nothing was changed.
   case wrongPassword
+  /// No recovery key slot of the collection opens with the key given. Nothing was changed.
+  case wrongRecoveryKey
   case noSuchCollection(String)
   case noSuchItem
   /// A collection with this name exists already.
@@ -34,6 +36,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     switch self {
     case .locked(let name): "collection '\(name)' is locked"
     case .wrongPassword: "the password is not correct"
+    case .wrongRecoveryKey: "the recovery key is not one of this collection's"
     case .noSuchCollection(let name): "no collection '\(name)'"
     case .noSuchItem: "no such item"
     case .collectionExists(let name): "a collection '\(name)' exists already"
@@ -55,7 +58,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
   public var status: KeychainStatus {
     switch self {
     case .locked: .interactionNotAllowed
-    case .wrongPassword: .authFailed
+    case .wrongPassword, .wrongRecoveryKey: .authFailed
     case .noSuchCollection: .noSuchKeychain
     case .noSuchItem: .itemNotFound
     case .collectionExists: .duplicateItem

@@ -75,6 +75,17 @@ struct StoreKeys: Sendable {
         + numbers.map { Array(String($0).utf8) } + [Array(wrappedKey)])
   }
 
+  /// Checks a key slot's record (see KeySlots.swift) as `collectionKeyMAC` checks the
+  /// password's: a damaged slot is told apart from a wrong key.
+  func slotMAC(collection: String, kind: String, salt: Data, wrappedKey: Data) throws -> Data {
+    try Self.mac(
+      metadataMAC,
+      [
+        Array("key slot record".utf8), Array(collection.utf8), Array(kind.utf8), Array(salt),
+        Array(wrappedKey),
+      ])
+  }
+
   /// Checks an item's rows in the attribute index without decrypting the item: computed over
   /// its distinct digests in order, so a lost, changed or extra row shows.
   func indexMAC(item: Int64, digests: some Sequence<Data>) throws -> Data {

@@ -112,6 +112,7 @@ extension StoreError: DBusErrorConvertible {
     case .limitExceeded: DBusError(.limitsExceeded, description)
     case .invalid, .collectionExists: DBusError(.invalidArgs, description)
     case .wrongPassword: SecretServiceError.wrongPassword
+    case .wrongRecoveryKey: DBusError(.accessDenied, description)
     case .noSpace: DBusError(.ioError, description)
     case .notAllowed: DBusError(.accessDenied, description)
     case .newerSchema, .unsafePermissions, .corrupt, .damaged: DBusError(.failed, description)
