@@ -13,6 +13,9 @@ public struct AuditRecord: Codable, Sendable, Equatable {
     case read, create, write, delete, search, grant, revoke, mode
     /// An alias (the default keyring) pointed elsewhere.
     case alias
+    /// A key slot added or removed, or a collection opened or given a new password through a
+    /// slot other than its password (a recovery key).
+    case slot
     /// The log's first record in a new file: the one before it is in the file rotated out.
     case rotate
     /// keychaind got the chain's key: this record's MAC vouches for the hashed records before.

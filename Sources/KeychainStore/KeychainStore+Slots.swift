@@ -26,7 +26,7 @@ extension KeychainStore {
           """, arguments: [collection])
     }
     let password = KeySlot(
-      id: KeySlot.passwordID, kind: .password, label: "Password", created: info.created,
+      id: KeySlot.passwordID, kind: .password, label: "", created: info.created,
       lastUsed: nil)
     return try [password]
       + rows.map { row in
@@ -176,7 +176,8 @@ extension KeychainStore {
           damaged.append(row["id"])
           continue
         }
-        let wrapKey = try Self.recoveryWrapKey(recoveryKey, salt: Array(salt), collection: collection)
+        let wrapKey = try Self.recoveryWrapKey(
+          recoveryKey, salt: Array(salt), collection: collection)
         if let key = try? AESGCM.open(
           Array(wrapped), key: wrapKey, associatedData: Self.slotKeyAAD(collection, .recovery))
         {

@@ -32,6 +32,7 @@ public struct UnlockRecord: Codable, Equatable, Sendable {
     public static let masterPassword = "UnlockWithMasterPassword"
     public static let commandLine = "keychaind --unlock"
     public static let accessGrant = "keychainctl access allow"
+    public static let recoveryKey = "recovery key (keychainctl unlock --recovery)"
 
     /// Whether `route` is a login's: one of the PAM ones.
     public static func isLogin(_ route: String) -> Bool { route.hasPrefix("pam_") }

@@ -2,7 +2,8 @@
 //
 // keychaind's own interfaces, the ones keychainctl speaks: org.keychain_linux.Import (other
 // keyrings' files and backups brought in), .Locking (locking by hand and the lock timers) and
-// .Access (per-application access, its audit log and its learning period), served on the
+// .Access (per-application access, its audit log and its learning period) and .Slots (the key
+// slots of collections), served on the
 // Secret Service's object as a front end of the daemon's core.
 
 import KeychainDBus
@@ -17,7 +18,7 @@ public struct ManagementFrontEnd: FrontEnd {
   public func serviceInterfaces() -> [any DBusInterface] {
     [
       ImportInterface(state: state), LockingInterface(state: state),
-      AccessInterface(state: state),
+      AccessInterface(state: state), SlotsInterface(state: state),
     ]
   }
 }

@@ -82,6 +82,13 @@ extension SecretService {
         AccessMethods.mode, AccessMethods.setMode,
       ])
 
+    public static let slots = Interface(
+      slotsInterface,
+      methods: [
+        SlotMethods.list, SlotMethods.addRecovery, SlotMethods.remove, SlotMethods.test,
+        SlotMethods.unlockWithRecoveryKey, SlotMethods.resetPassword,
+      ])
+
     /// The Flatpak secret portal's backend.
     public static let portal = Interface(
       PortalMethods.interface, methods: [PortalMethods.retrieveSecret],

@@ -31,6 +31,8 @@ public enum SecretService {
   /// keychaind's own: per-application access grants and the audit log (`keychainctl access`,
   /// `keychainctl audit`).
   public static let accessInterface: InterfaceName = "org.keychain_linux.Access"
+  /// keychaind's own: the key slots of collections (`keychainctl slot`).
+  public static let slotsInterface: InterfaceName = "org.keychain_linux.Slots"
 }
 
 extension ErrorName {

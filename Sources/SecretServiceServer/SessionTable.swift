@@ -70,6 +70,17 @@ package final class SessionTable: Sendable {
       .decrypt(parameters: secret.parameters, value: secret.value)
   }
 
+  /// `secret` encrypted for the caller's `session`, to send back to it: for the calls that
+  /// return a secret that is no item's (a new recovery key).
+  package func secret(
+    _ secret: SecureBytes, in session: ObjectPath, caller: BusName, contentType: String
+  )
+    throws -> Secret
+  {
+    let (parameters, value) = try cipher(session, caller: caller).encrypt(secret)
+    return Secret(session: session, parameters: parameters, value: value, contentType: contentType)
+  }
+
   /// Closes the caller's session; another connection's is `AccessDenied`.
   func close(_ id: String, caller: BusName) throws(DBusError) {
     try table.withLock { (table) throws(DBusError) in

@@ -45,6 +45,17 @@ public struct Unlocker: Sendable {
     return outcome
   }
 
+  /// Opens `collection` with a slot other than its password (a recovery key): a wrong key
+  /// throws and changes nothing. No password hook runs, as there is no password to give it.
+  package func unlock(_ collection: String, with proof: KeyProof, route: String) throws
+    -> Outcome
+  {
+    let wasLocked = store.isLocked(collection)
+    try store.unlock(collection, with: proof)
+    if collection == KeychainStore.loginCollection { remember(route) }
+    return Outcome(wasLocked: wasLocked)
+  }
+
   /// Opens the login collection with `password`, or creates it with that password (as
   /// gnome-keyring's login unlock does), points `default` at it if no alias does, runs the
   /// password hook, and opens a default collection by another name that the same password

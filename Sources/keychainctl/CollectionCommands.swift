@@ -183,14 +183,26 @@ struct Passwd: AsyncParsableCommand {
     abstract: "Change a collection's password through the provider's prompt.",
     discussion: """
       With --password-stdin, the current and the new password are read from standard input, \
-      one per line, or typed at the terminal (the new one twice).
+      one per line, or typed at the terminal (the new one twice). With --recovery, a recovery \
+      key of the collection stands for the current password: for a password that was lost.
       """)
   @Argument(help: "The collection's object path or label.") var collection: String
   @Flag(help: .passwordStdin) var passwordStdin = false
+  @Flag(help: "Prove it with a recovery key instead of the current password.") var recovery = false
 
   func run() async throws {
     let client = try await connectedClient()
     let path = try await collectionPath(client, collection)
+    if recovery {
+      guard let key = SecretInput.line(prompt: "Recovery key: ") else {
+        throw InputError("no recovery key given")
+      }
+      let new = try SecretInput.newPassword(prompt: "New password: ")
+      return try await sayingWhy {
+        try await client.resetPassword(
+          of: path, recoveryKey: SecureBytes(copying: key), to: SecureBytes(copying: new))
+      }
+    }
     guard passwordStdin else { return try await client.changePassword(of: path) }
     guard let old = SecretInput.line(prompt: "Current password: ") else {
       throw InputError("no current password given")

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 //
 // keychainctl doctor's checks of the keyring itself: whether login unlock opens the keyring
-// applications store in (the default one), and what access control does (its mode, items no
-// program owns, programs refused this week).
+// applications store in (the default one), the slots that open it, and what access control
+// does (its mode, items no program owns, programs refused this week).
 
 import Foundation
 import KeychainAccess
@@ -34,6 +34,31 @@ extension Doctor {
       advice:
         "keychainctl passwd \"\(label)\" (set it to your login password), or keychainctl set-default login"
     )
+  }
+
+  /// The slots that open the default keyring. A recovery key works on any machine (it is
+  /// typed); without one, a lost password loses the keyring, which is worth saying.
+  func keySlots() async -> Finding {
+    let check = "key slots"
+    guard let client = try? await SecretServiceClient.connect(),
+      let path = try? await client.readAlias("default"),
+      let slots = try? await client.keySlots(of: path)
+    else {
+      return Finding(check: check, level: .ok, detail: "no default keyring to open yet")
+    }
+    let named = slots.map { slot in
+      slot.kind == "password"
+        ? "password"
+        : "recovery key \(slot.id)" + (slot.label.isEmpty ? "" : " “\(slot.label)”")
+    }
+    let name = path.rawValue.split(separator: "/").last.map(String.init) ?? path.rawValue
+    let detail = "\(name) opens with: " + named.joined(separator: ", ")
+    guard slots.contains(where: { $0.kind == "recovery" }) else {
+      return Finding(
+        check: check, level: .ok, detail: detail + " (a lost password loses it)",
+        advice: "keychainctl slot add recovery makes a recovery key to keep on paper")
+    }
+    return Finding(check: check, level: .ok, detail: detail)
   }
 
   /// The access-control mode (in force, asked for, kept), items no program owns, and the

@@ -51,6 +51,7 @@ struct Doctor: AsyncParsableCommand {
     findings.append(await loginState())
     findings.append(await loginRoute())
     findings.append(await defaultKeyring())
+    findings.append(await keySlots())
     findings.append(await accessControl())
     findings.append(autostart(environment))
     findings.append(await kde(environment))

@@ -162,14 +162,28 @@ struct Unlock: AsyncParsableCommand {
     abstract: "Unlock a collection (by path or label), or all of them, through the prompt.",
     discussion: """
       With --password-stdin, one collection is unlocked with the password given: the one named, \
-      or the default collection.
+      or the default collection. With --recovery, it is unlocked with one of its recovery keys \
+      (`keychainctl slot add recovery`), typed at the terminal or read from standard input.
       """)
 
   @Option(help: "The collection's object path or label.") var collection: String?
   @Flag(help: .passwordStdin) var passwordStdin = false
+  @Flag(help: "Unlock with a recovery key instead of the password.") var recovery = false
 
   func run() async throws {
     let client = try await connectedClient()
+    if recovery {
+      guard let path = try await passwordTarget(client) else {
+        complain("keychainctl: there is no default collection; name one with --collection")
+        throw Exit.failure
+      }
+      guard let key = SecretInput.line(prompt: "Recovery key: ") else {
+        throw InputError("no recovery key given")
+      }
+      return try await sayingWhy {
+        try await client.unlock(path, recoveryKey: SecureBytes(copying: key))
+      }
+    }
     if passwordStdin {
       guard let path = try await passwordTarget(client) else {
         complain("keychainctl: there is no default collection; name one with --collection")

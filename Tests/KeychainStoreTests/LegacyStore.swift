@@ -38,7 +38,7 @@ enum SchemaVersion: Int, CaseIterable, Comparable, Sendable, CustomTestStringCon
   /// migration it does not know for one from a newer version, and keychaind refuses it.
   static let migrations = [
     "v1-collections-items-index", "v2-check-values", "v3-import-sources", "v4-lock-policies",
-    "v5-commit-count", "v6-access",
+    "v5-commit-count", "v6-access", "v7-key-slots",
   ]
 
   var migration: String { Self.migrations[rawValue - 1] }

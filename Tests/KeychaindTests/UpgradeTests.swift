@@ -210,6 +210,33 @@ struct UpgradeTests {
     #expect(try fixtureState() == before, "the fixture in the repository changed")
   }
 
+  /// A collection the previous release made takes a recovery key (key slots came after it):
+  /// the key opens it, and its password still does.
+  @Test(.readsAnotherProgramsItems) func aKeyringOfThePreviousReleaseTakesARecoveryKey()
+    async throws
+  {
+    let temporary = try TemporaryDirectory(prefix: "upgrade")
+    let data = try copyOfTheFixture(in: temporary)
+    let daemon = try await DaemonProcess(
+      password: Self.loginPassword, arguments: ["--data-dir", data])
+    let ctl = Binaries.keychainctl
+    let added = try daemon.run(
+      ctl, ["slot", "add", "recovery", "--collection", Self.work],
+      stdin: Array((Self.workPassword + "\n").utf8))
+    #expect(added.status == 0, "\(added.stderr)\n\(daemon.log)")
+    let key = Array(added.stdoutBytes)
+    let unlock = try daemon.run(
+      ctl, ["unlock", "--recovery", "--collection", Self.work], stdin: key)
+    #expect(unlock.status == 0, "\(unlock.stderr)")
+    #expect(try daemon.run(ctl, ["lookup", "service", "vpn.example.org"]).stdout == "vpn secret")
+    #expect(try daemon.run(ctl, ["lock", "--collection", Self.work]).status == 0)
+    let password = try daemon.run(
+      ctl, ["unlock", "--collection", Self.work, "--password-stdin"],
+      stdin: Array((Self.workPassword + "\n").utf8))
+    #expect(password.status == 0, "\(password.stderr)")
+    #expect(daemon.terminate() == 0, "\(daemon.log)")
+  }
+
   /// The copy now carries every migration up to v5, its commit counter, a ledger beside it,
   /// and still the import record of the old version; read with SQLite's immutable mode, which
   /// writes nothing.
@@ -230,7 +257,7 @@ struct UpgradeTests {
     #expect(
       read.stdout.split(separator: "\n") == [
         "v1-collections-items-index | v2-check-values | v3-import-sources | v4-lock-policies"
-          + " | v5-commit-count | v6-access",
+          + " | v5-commit-count | v6-access | v7-key-slots",
         "commit-count", "login 2 items",
       ], "\(read.stdout)")
   }

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+//
+// keychaind's `org.keychain_linux.Slots` on the service object: `keychainctl slot`,
+// `keychainctl unlock --recovery` and `keychainctl passwd --recovery`. The store does the work
+// (KeychainStore+Slots); here proofs are read from the caller's session, every change and every
+// opening by a recovery key goes to the log and the audit log, and an unlock is announced as
+// any other is.
+
+import Foundation
+import KeychainCrypto
+import KeychainDBus
+import KeychainStore
+import SecretServiceProtocol
+import SecretServiceServer
+
+struct SlotsInterface: DBusInterface {
+  let state: ServiceState
+
+  typealias Methods = SecretService.SlotMethods
+
+  static let table = InterfaceTable<SlotsInterface>(SecretService.Interfaces.slots) { table in
+    table.on(Methods.list, list)
+    table.on(Methods.addRecovery, addRecovery)
+    table.on(Methods.remove, remove)
+    table.on(Methods.test, test)
+    table.on(Methods.unlockWithRecoveryKey, unlockWithRecoveryKey)
+    table.on(Methods.resetPassword, resetPassword)
+  }
+
+  func list(_ request: MethodRequest, collection path: ObjectPath) async throws -> String {
+    let view = StoreView(request, state: state)
+    let collection = try Self.persistent(view.namedCollection(path))
+    let slots = try view.metadata { try $0.keySlots(of: collection) }
+    let listing = slots.map {
+      SlotListing(
+        id: $0.id, kind: $0.kind.rawValue, label: $0.label,
+        created: Int64($0.created.timeIntervalSince1970),
+        lastUsed: $0.lastUsed.map { Int64($0.timeIntervalSince1970) })
+    }
+    return String(decoding: try JSONEncoder().encode(listing), as: UTF8.self)
+  }
+
+  func addRecovery(
+    _ request: MethodRequest, collection path: ObjectPath, proofKind: String, proof: Secret,
+    label: String
+  ) async throws -> (Int64, Secret) {
+    let view = StoreView(request, state: state)
+    let collection = try Self.persistent(view.namedCollection(path))
+    let given = try self.proof(proofKind, proof, request)
+    let (slot, key) = try await view.write {
+      try $0.addRecoverySlot(to: collection, proof: given, label: label)
+    }
+    changed("added recovery key slot \(slot.id) to \(collection)", view, path)
+    return (
+      slot.id,
+      try state.sessions.secret(
+        key.text, in: proof.session, caller: request.caller, contentType: "text/plain")
+    )
+  }
+
+  func remove(
+    _ request: MethodRequest, collection path: ObjectPath, slot: Int64, proofKind: String,
+    proof: Secret
+  ) async throws {
+    let view = StoreView(request, state: state)
+    let collection = try Self.persistent(view.namedCollection(path))
+    let given = try self.proof(proofKind, proof, request)
+    try await view.write { try $0.removeSlot(slot, of: collection, proof: given) }
+    changed("removed key slot \(slot) of \(collection)", view, path)
+  }
+
+  func test(_ request: MethodRequest, collection path: ObjectPath, slot: Int64, secret: Secret)
+    async throws
+  {
+    let view = StoreView(request, state: state)
+    let collection = try Self.persistent(view.namedCollection(path))
+    let kind = try view.metadata { try $0.keySlots(of: collection) }.first { $0.id == slot }?.kind
+    guard let kind else {
+      throw DBusError(.invalidArgs, "collection '\(collection)' has no key slot \(slot)")
+    }
+    let given = try self.proof(kind.rawValue, secret, request)
+    try await view.write { try $0.testSlot(slot, of: collection, with: given) }
+  }
+
+  func unlockWithRecoveryKey(_ request: MethodRequest, collection path: ObjectPath, key: Secret)
+    async throws
+  {
+    let view = StoreView(request, state: state)
+    let collection = try Self.persistent(view.namedCollection(path))
+    let given = try self.proof(KeySlot.Kind.recovery.rawValue, key, request)
+    let unlocker = state.unlocker
+    let outcome = try await view.write { _ in
+      try unlocker.unlock(collection, with: given, route: UnlockRecord.Route.recoveryKey)
+    }
+    changed("unlocked \(collection) with a recovery key", view, path)
+    view.record(
+      contentsOf: StoreEvent.unlocked(
+        [collection], changed: outcome.wasLocked ? [collection] : []))
+  }
+
+  func resetPassword(
+    _ request: MethodRequest, collection path: ObjectPath, key: Secret, newPassword: Secret
+  ) async throws {
+    let view = StoreView(request, state: state)
+    let collection = try Self.persistent(view.namedCollection(path))
+    guard case .recoveryKey(let recoveryKey) = try proof("recovery", key, request) else {
+      preconditionFailure("a recovery proof is a recovery key")
+    }
+    let password = try state.sessions.password(in: newPassword, caller: request.caller)
+    let wasLocked = view.isLocked(collection)
+    try await view.write {
+      try $0.resetPassword(collection, recoveryKey: recoveryKey, to: password)
+    }
+    changed("set a new password on \(collection) with a recovery key", view, path)
+    view.record(.collectionChanged(collection))
+    if wasLocked {
+      view.record(contentsOf: StoreEvent.unlocked([collection], changed: [collection]))
+    }
+  }
+
+  /// The proof a caller sent: its kind (`password` or `recovery`) and its secret, decrypted
+  /// with the caller's session; a recovery key must be one as typed.
+  private func proof(_ kind: String, _ secret: Secret, _ request: MethodRequest) throws -> KeyProof
+  {
+    let bytes = try state.sessions.password(in: secret, caller: request.caller)
+    switch KeySlot.Kind(rawValue: kind) {
+    case .password: return .password(bytes)
+    case .recovery: return .recoveryKey(try RecoveryKey(parsing: bytes))
+    case nil:
+      throw DBusError(
+        .invalidArgs, "a proof is a 'password' or a 'recovery' key, not '\(kind)'")
+    }
+  }
+
+  /// Says in the log, and in the audit log, what changed the ways into a collection.
+  private func changed(_ what: String, _ view: StoreView, _ path: ObjectPath) {
+    state.logger.notice("key slots: \(what)")
+    view.note(.slot, .allowed, path)
+  }
+
+  /// The in-memory session collection has no password and no slots.
+  private static func persistent(_ collection: String) throws(DBusError) -> String {
+    guard collection != KeychainStore.sessionCollection else {
+      throw DBusError(.invalidArgs, "the in-memory session collection has no key slots")
+    }
+    return collection
+  }
+}

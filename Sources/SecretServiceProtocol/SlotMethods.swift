@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+//
+// keychaind's `org.keychain_linux.Slots`, on the service object: the key slots of collections
+// (`keychainctl slot`, `keychainctl unlock --recovery`, `keychainctl passwd --recovery`). A
+// slot is one way to open a collection: its password (slot 0), or a recovery key. Every change
+// is proved by a slot that opens the collection, sent through the caller's session as the
+// gnome-keyring master-password calls send passwords: keychainctl is a program of the user, and
+// so is anything else that could call, so knowing a slot's secret is what proves the user asked.
+
+import KeychainDBus
+
+extension SecretService {
+  /// keychaind's `org.keychain_linux.Slots`.
+  public enum SlotMethods {
+    /// The collection's slots as JSON (`[SlotListing]`), the password first; works while it
+    /// is locked.
+    public static let list = Takes<ObjectPath>.Returns<String>(
+      slotsInterface, "List", ["collection"], ["json"], errors: [.noSuchObject])
+    /// Adds a recovery key slot labelled `label`, proved by `proof` of kind `proof_kind`
+    /// (`password` or `recovery`, a recovery key as typed). Returns the new slot's id and the
+    /// recovery key, which keychaind keeps nowhere: it can be shown once.
+    public static let addRecovery = Takes<ObjectPath, String, Secret, String>
+      .Returns<Int64, Secret>(
+        slotsInterface, "AddRecovery", ["collection", "proof_kind", "proof", "label"],
+        ["slot", "recovery_key"],
+        errors: [.noSession, .accessDenied, .gnomeDenied, .invalidArgs, .noSuchObject, .ioError])
+    /// Removes slot `slot`, proved as for AddRecovery. The password slot (0) cannot be removed.
+    public static let remove = Takes<ObjectPath, Int64, String, Secret>.ReturnsNothing(
+      slotsInterface, "Remove", ["collection", "slot", "proof_kind", "proof"],
+      errors: [.noSession, .accessDenied, .gnomeDenied, .invalidArgs, .noSuchObject, .ioError])
+    /// Checks that `secret` opens slot `slot` (a password for slot 0, a recovery key for a
+    /// recovery slot), changing nothing; an error says why not.
+    public static let test = Takes<ObjectPath, Int64, Secret>.ReturnsNothing(
+      slotsInterface, "Test", ["collection", "slot", "secret"],
+      errors: [.noSession, .accessDenied, .gnomeDenied, .invalidArgs, .noSuchObject])
+    /// Unlocks the collection with a recovery key.
+    public static let unlockWithRecoveryKey = Takes<ObjectPath, Secret>.ReturnsNothing(
+      slotsInterface, "UnlockWithRecoveryKey", ["collection", "recovery_key"],
+      errors: [.noSession, .accessDenied, .invalidArgs, .noSuchObject, .ioError])
+    /// Sets a new password with a recovery key, for a password that was lost; the collection
+    /// is unlocked after.
+    public static let resetPassword = Takes<ObjectPath, Secret, Secret>.ReturnsNothing(
+      slotsInterface, "ResetPassword", ["collection", "recovery_key", "new_password"],
+      errors: [.noSession, .accessDenied, .invalidArgs, .noSuchObject, .ioError])
+  }
+}
+
+/// One slot as `org.keychain_linux.Slots.List` answers it.
+public struct SlotListing: Codable, Sendable, Equatable {
+  public var id: Int64
+  /// `password` or `recovery`.
+  public var kind: String
+  public var label: String
+  /// Unix time.
+  public var created: Int64
+  /// Unix time it last opened the collection; nil when never, or not recorded (the password).
+  public var lastUsed: Int64?
+
+  public init(id: Int64, kind: String, label: String, created: Int64, lastUsed: Int64?) {
+    (self.id, self.kind, self.label, self.created, self.lastUsed) =
+      (id, kind, label, created, lastUsed)
+  }
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+//
+// keychainctl slot: the ways to open a collection. Its password is slot 0; a recovery key, made
+// here and shown once, is another. Every change is proved by a slot that opens the collection.
+
+import ArgumentParser
+import Foundation
+import KeychainCrypto
+import KeychainDBus
+import SecretServiceClient
+import SecretServiceProtocol
+
+struct SlotCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "slot",
+    abstract: "List, add, remove and test the key slots that open a collection (keychaind only).",
+    discussion: """
+      Every collection opens with its password (slot 0). A recovery key is a second way in: \
+      64 letters shown once, which unlock the collection (`keychainctl unlock --recovery`) or \
+      set a new password when the old one is lost (`keychainctl passwd --recovery`). Adding or \
+      removing a slot needs the password or a recovery key of the collection.
+      """,
+    subcommands: [ListSlots.self, Add.self, Remove.self, Test.self])
+
+  /// The collection a slot command works on: the one named, else the default one.
+  struct Target: ParsableArguments {
+    @Option(help: "The collection's object path or label (default: the default collection).")
+    var collection: String?
+
+    func path(_ client: SecretServiceClient) async throws -> ObjectPath {
+      if let collection { return try await collectionPath(client, collection) }
+      guard let path = try await client.readAlias("default") else {
+        complain("keychainctl: there is no default collection; name one with --collection")
+        throw Exit.failure
+      }
+      return path
+    }
+  }
+
+  /// How a change of slots is proved.
+  struct Proof: ParsableArguments {
+    @Flag(help: "Prove it with a recovery key of the collection instead of its password.")
+    var withRecoveryKey = false
+
+    /// The password or recovery key, typed at the terminal or one line of standard input.
+    func read() throws -> SecretServiceClient.SlotProof {
+      let prompt = withRecoveryKey ? "Recovery key: " : "Keyring password: "
+      guard let line = SecretInput.line(prompt: prompt) else {
+        throw ValidationError(
+          "changing key slots needs the collection's "
+            + (withRecoveryKey ? "recovery key" : "password") + "; none was given")
+      }
+      let secret = SecureBytes(copying: line)
+      return withRecoveryKey ? .recoveryKey(secret) : .password(secret)
+    }
+  }
+
+  struct ListSlots: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "list", abstract: "Show a collection's key slots; works while it is locked.")
+    @OptionGroup var target: Target
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+      let client = try await connectedClient()
+      let slots = try await sayingWhy {
+        try await client.keySlots(of: try await target.path(client))
+      }
+      if json {
+        return try printJSON(
+          slots.map { slot -> [String: Any] in
+            var entry: [String: Any] = [
+              "id": slot.id, "kind": slot.kind, "label": slot.label, "created": slot.created,
+            ]
+            if let lastUsed = slot.lastUsed { entry["lastUsed"] = lastUsed }
+            return entry
+          })
+      }
+      for slot in slots {
+        let created = Self.date(slot.created)
+        let used =
+          slot.kind == "password"
+          ? "" : ", last used " + (slot.lastUsed.map(Self.date) ?? "never")
+        let label = slot.label.isEmpty ? "" : " “\(slot.label)”"
+        print("\(slot.id)  \(slot.kind)\(label), made \(created)\(used)")
+      }
+    }
+
+    private static func date(_ seconds: Int64) -> String {
+      Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
+    }
+  }
+
+  struct Add: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Add a recovery key to a collection, and show it this once.",
+      discussion: """
+        The key is printed alone on standard output; what to do with it goes to standard \
+        error. Keep it on paper or in a password manager of its own: it opens the collection \
+        without the password.
+        """)
+    @Argument(help: "The kind of slot: recovery.") var kind: String
+    @OptionGroup var target: Target
+    @Option(help: "A label that says where the key is kept.") var label = ""
+    @OptionGroup var proof: Proof
+
+    func validate() throws {
+      guard kind == "recovery" else {
+        throw ValidationError(
+          "'\(kind)': the slots this keychaind can add are: recovery (tpm2 and fido2 are not "
+            + "built yet)")
+      }
+    }
+
+    func run() async throws {
+      let client = try await connectedClient()
+      let path = try await target.path(client)
+      let given = try proof.read()
+      let (slot, key) = try await sayingWhy {
+        try await client.addRecoverySlot(to: path, proof: given, label: label)
+      }
+      complain(
+        """
+        Recovery key for \(path.rawValue) (slot \(slot)). It is shown this once: write it down \
+        and keep it apart from this computer. `keychainctl unlock --recovery` opens the \
+        collection with it; `keychainctl passwd --recovery` sets a new password with it.
+        """)
+      FileHandle.standardOutput.write(Data(key.copyBytes() + [UInt8(ascii: "\n")]))
+    }
+  }
+
+  struct Remove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Remove a key slot (not the password's) from a collection.")
+    @Argument(help: "The slot's number, as `slot list` shows it.") var slot: Int64
+    @OptionGroup var target: Target
+    @OptionGroup var proof: Proof
+
+    func run() async throws {
+      let client = try await connectedClient()
+      let path = try await target.path(client)
+      let given = try proof.read()
+      try await sayingWhy { try await client.removeSlot(slot, of: path, proof: given) }
+      print("slot \(slot) removed")
+    }
+  }
+
+  struct Test: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Check that a password or recovery key opens a slot, changing nothing.")
+    @Argument(help: "The slot's number, as `slot list` shows it.") var slot: Int64
+    @OptionGroup var target: Target
+
+    func run() async throws {
+      let client = try await connectedClient()
+      let path = try await target.path(client)
+      let prompt = slot == 0 ? "Keyring password: " : "Recovery key: "
+      guard let line = SecretInput.line(prompt: prompt) else {
+        throw ValidationError("nothing was given to test")
+      }
+      try await sayingWhy {
+        try await client.testSlot(slot, of: path, secret: SecureBytes(copying: line))
+      }
+      print("slot \(slot) opens \(path.rawValue)")
+    }
+  }
+}
+
+/// Runs `body`; a provider's refusal becomes its reason on one line and exit status 1.
+@discardableResult
+func sayingWhy<T>(_ body: () async throws -> T) async throws -> T {
+  do {
+    return try await body()
+  } catch let error as DBusError where error.name == .gnomeDenied {
+    complain("keychainctl: the password is not correct")
+    throw Exit.failure
+  } catch let error as DBusError
+    where [.accessDenied, .invalidArgs, .noSuchObject, .failed].contains(error.name)
+  {
+    complain("keychainctl: \(error.message)")
+    throw Exit.failure
+  }
+}
