@@ -124,6 +124,11 @@ let package = Package(
     // imported by KeychainSystem alone.
     .target(name: "CKeychainProcess"),
 
+    // Sealing to the TPM through tpm2-tss's ESAPI, loaded with dlopen when first used: C,
+    // imported by KeychainTPM alone.
+    .target(name: "CKeychainTPM"),
+    .target(name: "KeychainTPM", dependencies: ["CKeychainTPM", "KeychainCrypto"]),
+
     // System calls in one place: whole reads, writes and sends (EINTR and short counts) on
     // swift-system's FileDescriptor, durable files, Unix sockets, the kernel's clocks, secrets
     // read into locked memory, a scoped SIGPIPE block, spawning with a clean signal state, and
@@ -258,6 +263,8 @@ let package = Package(
       name: "KeychainDBusTests",
       dependencies: ["KeychainDBus", "KeychainTesting", "CKeychainDBus"]),
     .testTarget(name: "KeychainCryptoTests", dependencies: ["KeychainCrypto"]),
+    .testTarget(
+      name: "KeychainTPMTests", dependencies: ["KeychainTPM", "KeychainCrypto", "KeychainTesting"]),
     .testTarget(
       name: "KeychainSystemTests",
       dependencies: [
