@@ -173,7 +173,7 @@ let package = Package(
       name: "ManagementServer",
       dependencies: [
         "SecretServiceServer", "SecretServiceProtocol", "KeychainStore", "KeychainDBus",
-        "KeychainCrypto", "KeychainAccess", "KeychainImport", "KWalletProtocol",
+        "KeychainCrypto", "KeychainAccess", "KeychainImport", "KWalletProtocol", "KeychainTPM",
         .product(name: "Logging", package: "swift-log"),
       ]),
 
@@ -218,7 +218,7 @@ let package = Package(
         "KeychainSystem", "SecretServiceServer", "KWalletServer", "PortalServer",
         "ManagementServer", "KeychainSession", "KeychainStore",
         "KeychainCrypto", "KeychainDBus", "KeyringControl", "SecretServiceProtocol",
-        "KWalletProtocol", "KeychainImport", "KeychainAccess",
+        "KWalletProtocol", "KeychainImport", "KeychainAccess", "KeychainTPM",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),

@@ -5,9 +5,10 @@
 // never helps against another. The password is slot 0 and keeps the collection row's own
 // columns (the format every release has read); the others live in `key_slot`.
 //
-// The one other kind so far is a recovery key: 32 random bytes shown once, written as
-// 64 letters in 8 groups. Being random, it needs no slow KDF: its wrapping key is
-// HKDF-SHA256 of it with the slot's own salt, bound to the collection.
+// The other kinds hold a random secret of their own: a recovery key (32 random bytes shown
+// once, written as 64 letters in 8 groups), or a secret sealed to the TPM. Being random, it
+// needs no slow KDF: the slot's wrapping key is HKDF-SHA256 of it with the slot's own salt,
+// bound to the kind and the collection.
 
 import Foundation
 import KeychainCrypto
@@ -20,6 +21,8 @@ public struct KeySlot: Equatable, Sendable {
     case password
     /// A random key shown once when the slot was made.
     case recovery
+    /// A random secret sealed to this machine's TPM (see `SealedSlot`).
+    case tpm2
   }
 
   /// The password slot's id; other slots count from 1.
@@ -32,26 +35,44 @@ public struct KeySlot: Equatable, Sendable {
   /// When the slot last opened the collection; nil when it never did, or for the password,
   /// whose uses are not written down (it opens the collection at every login).
   public var lastUsed: Date?
+  /// What else opening it takes, as the slot's maker recorded it (`pin,pcrs=7+14`); nil
+  /// when nothing.
+  public var policy: String?
 
-  public init(id: Int64, kind: Kind, label: String, created: Date, lastUsed: Date?) {
+  public init(
+    id: Int64, kind: Kind, label: String, created: Date, lastUsed: Date?, policy: String? = nil
+  ) {
     self.id = id
     self.kind = kind
     self.label = label
     self.created = created
     self.lastUsed = lastUsed
+    self.policy = policy
   }
+}
+
+/// A slot whose secret is kept by a device (the TPM): what the device sealed, for it to
+/// unseal, and what unsealing takes.
+public struct SealedSlot: Sendable, Equatable {
+  public var id: Int64
+  public var kind: KeySlot.Kind
+  public var sealed: [UInt8]
+  public var policy: String?
 }
 
 /// What opens a collection, or proves that the person asking for a change of slots may make it.
 public enum KeyProof: Sendable {
   case password(SecureBytes)
   case recoveryKey(RecoveryKey)
+  /// The secret a device gave back for sealed slot `slot` (the TPM's).
+  case sealedSecret(slot: Int64, SecureBytes)
 
-  /// The slot kind this proof opens.
-  public var kind: KeySlot.Kind {
+  /// The slot kind this proof opens; nil for a sealed slot's, whose kind its row says.
+  public var kind: KeySlot.Kind? {
     switch self {
     case .password: .password
     case .recoveryKey: .recovery
+    case .sealedSecret: nil
     }
   }
 }

@@ -20,7 +20,7 @@ extension KeychainStore {
       try Row.fetchAll(
         db,
         sql: """
-          SELECT key_slot.id, kind, key_slot.sealedLabel, key_slot.created, lastUsed
+          SELECT key_slot.id, kind, key_slot.sealedLabel, key_slot.created, lastUsed, policy
           FROM key_slot JOIN collection ON collection.id = key_slot.collectionID
           WHERE collection.name = ? ORDER BY key_slot.id
           """, arguments: [collection])
@@ -40,7 +40,7 @@ extension KeychainStore {
         return KeySlot(
           id: id, kind: kind, label: String(decoding: label.copyBytes(), as: UTF8.self),
           created: Self.date(row["created"]),
-          lastUsed: (row["lastUsed"] as Int64?).map(Self.date))
+          lastUsed: (row["lastUsed"] as Int64?).map(Self.date), policy: row["policy"])
       }
   }
 
@@ -50,29 +50,50 @@ extension KeychainStore {
   public func addRecoverySlot(to collection: String, proof: KeyProof, label: String) throws
     -> (KeySlot, RecoveryKey)
   {
+    let recoveryKey = RecoveryKey.generate()
+    let slot = try addSlot(
+      .recovery, to: collection, proof: proof, label: label, secret: recoveryKey.bytes)
+    return (slot, recoveryKey)
+  }
+
+  /// Adds a slot opened by `secret` (random, 32 bytes), which a device keeps `sealed`
+  /// (the TPM's sealed object) under `policy`; proved as `addRecoverySlot` is.
+  public func addSealedSlot(
+    _ kind: KeySlot.Kind, to collection: String, proof: KeyProof, label: String,
+    secret: SecureBytes, sealed: [UInt8], policy: String?
+  ) throws -> KeySlot {
+    try addSlot(
+      kind, to: collection, proof: proof, label: label, secret: secret, sealed: Data(sealed),
+      policy: policy)
+  }
+
+  private func addSlot(
+    _ kind: KeySlot.Kind, to collection: String, proof: KeyProof, label: String,
+    secret: SecureBytes, sealed: Data? = nil, policy: String? = nil
+  ) throws -> KeySlot {
     guard label.utf8.count <= StoreLimits.maxTextBytes else {
       throw StoreError.limitExceeded("label too long")
     }
     let (dataKey, _) = try openKey(of: collection, with: proof)
-    let recoveryKey = RecoveryKey.generate()
     let salt = Random.bytes(count: 16)
     let wrapped = Data(
       try AESGCM.seal(
-        dataKey, key: try Self.recoveryWrapKey(recoveryKey, salt: salt, collection: collection),
-        associatedData: Self.slotKeyAAD(collection, .recovery)))
+        dataKey, key: try Self.slotWrapKey(secret, kind, salt: salt, collection: collection),
+        associatedData: Self.slotKeyAAD(collection, kind)))
     let mac = try keys.slotMAC(
-      collection: collection, kind: KeySlot.Kind.recovery.rawValue, salt: Data(salt),
-      wrappedKey: wrapped)
+      collection: collection, kind: kind.rawValue, salt: Data(salt), wrappedKey: wrapped,
+      sealed: sealed, policy: policy)
     let created = Self.seconds(now())
     let id: Int64 = try commit { db in
       let collectionID = try self.collectionID(collection, db)
       try db.execute(
         sql: """
-          INSERT INTO key_slot (collectionID, kind, sealedLabel, created, salt, wrappedKey, keyMAC)
-          VALUES (?, ?, x'', ?, ?, ?, ?)
+          INSERT INTO key_slot (collectionID, kind, sealedLabel, created, salt, wrappedKey,
+            sealed, policy, keyMAC)
+          VALUES (?, ?, x'', ?, ?, ?, ?, ?, ?)
           """,
         arguments: [
-          collectionID, KeySlot.Kind.recovery.rawValue, created, Data(salt), wrapped, mac,
+          collectionID, kind.rawValue, created, Data(salt), wrapped, sealed, policy, mac,
         ])
       let id = db.lastInsertedRowID
       // The label is bound to the slot's id, known only now.
@@ -83,9 +104,30 @@ extension KeychainStore {
         arguments: [Data(sealedLabel), id])
       return id
     }
-    let slot = KeySlot(
-      id: id, kind: .recovery, label: label, created: Self.date(created), lastUsed: nil)
-    return (slot, recoveryKey)
+    return KeySlot(
+      id: id, kind: kind, label: label, created: Self.date(created), lastUsed: nil,
+      policy: policy)
+  }
+
+  /// The slots of `collection` whose secret a device keeps, for the device to unseal.
+  public func sealedSlots(of collection: String, kind: KeySlot.Kind) throws -> [SealedSlot] {
+    try lookup(persistent) { db in
+      try Row.fetchAll(
+        db,
+        sql: """
+          SELECT key_slot.id, sealed, policy
+          FROM key_slot JOIN collection ON collection.id = key_slot.collectionID
+          WHERE collection.name = ? AND kind = ? AND sealed IS NOT NULL ORDER BY key_slot.id
+          """, arguments: [collection, kind.rawValue])
+    }.map { row in
+      SealedSlot(
+        id: row["id"], kind: kind, sealed: Array(row["sealed"] as Data), policy: row["policy"])
+    }
+  }
+
+  /// Checks that `proof` opens `collection`, changing nothing.
+  public func checkProof(_ collection: String, _ proof: KeyProof) throws {
+    _ = try openKey(of: collection, with: proof)
   }
 
   /// Removes slot `id` of `collection`, proved by `proof` (which may open that very slot).
@@ -114,10 +156,10 @@ extension KeychainStore {
     guard let slot = slots.first(where: { $0.id == id }) else {
       throw StoreError.invalid("collection '\(collection)' has no key slot \(id)")
     }
-    guard slot.kind == proof.kind else {
+    guard proof.kind == nil || slot.kind == proof.kind else {
       throw StoreError.invalid(
         "key slot \(id) of '\(collection)' is a \(slot.kind.rawValue) slot; "
-          + "give its \(slot.kind == .password ? "password" : "recovery key")")
+          + "give its \(slot.kind == .password ? "password" : "key")")
     }
     _ = try openKey(of: collection, with: proof, onlySlot: id)
   }
@@ -145,51 +187,57 @@ extension KeychainStore {
     if let slot { try noteSlotUse(slot) }
   }
 
-  /// The data key `proof` opens, and the recovery slot that opened it (nil for the password).
+  /// The data key `proof` opens, and the slot that opened it (nil for the password).
   /// Damaged slot records are skipped while another opens; when none does and one was
   /// damaged, that is said rather than "wrong key".
   func openKey(of collection: String, with proof: KeyProof, onlySlot: Int64? = nil) throws
     -> (SecureBytes, Int64?)
   {
+    let (secret, only): (SecureBytes, Int64?)
     switch proof {
-    case .password(let password):
-      return (try unwrap(collection, password), nil)
-    case .recoveryKey(let recoveryKey):
-      let rows = try lookup(persistent) { db in
-        try Row.fetchAll(
-          db,
-          sql: """
-            SELECT key_slot.id, salt, key_slot.wrappedKey, key_slot.keyMAC
-            FROM key_slot JOIN collection ON collection.id = key_slot.collectionID
-            WHERE collection.name = ? AND kind = ?
-            """, arguments: [collection, KeySlot.Kind.recovery.rawValue])
-      }
-      if rows.isEmpty { _ = try self.collection(collection) }
-      var damaged: [Int64] = []
-      for row in rows where onlySlot == nil || row["id"] == onlySlot {
-        let salt: Data = row["salt"]
-        let wrapped: Data = row["wrappedKey"]
-        let expected = try keys.slotMAC(
-          collection: collection, kind: KeySlot.Kind.recovery.rawValue, salt: salt,
-          wrappedKey: wrapped)
-        guard row["keyMAC"] as Data? == expected else {
-          damaged.append(row["id"])
-          continue
-        }
-        let wrapKey = try Self.recoveryWrapKey(
-          recoveryKey, salt: Array(salt), collection: collection)
-        if let key = try? AESGCM.open(
-          Array(wrapped), key: wrapKey, associatedData: Self.slotKeyAAD(collection, .recovery))
-        {
-          return (key, row["id"])
-        }
-      }
-      if let slot = damaged.first {
-        throw StoreError.corrupt(
-          "key slot \(slot) of '\(collection)' is damaged; no recovery key can open it")
-      }
-      throw StoreError.wrongRecoveryKey
+    case .password(let password): return (try unwrap(collection, password), nil)
+    case .recoveryKey(let key): (secret, only) = (key.bytes, onlySlot)
+    case .sealedSecret(let slot, let bytes): (secret, only) = (bytes, slot)
     }
+    let rows = try lookup(persistent) { db in
+      try Row.fetchAll(
+        db,
+        sql: """
+          SELECT key_slot.id, kind, salt, key_slot.wrappedKey, sealed, policy, key_slot.keyMAC
+          FROM key_slot JOIN collection ON collection.id = key_slot.collectionID
+          WHERE collection.name = ?
+          """, arguments: [collection])
+    }
+    if rows.isEmpty { _ = try self.collection(collection) }
+    var damaged: [Int64] = []
+    for row in rows where only == nil || row["id"] == only {
+      guard let kind = KeySlot.Kind(rawValue: row["kind"]),
+        proof.kind == nil || kind == proof.kind
+      else { continue }
+      let (salt, wrapped): (Data, Data) = (row["salt"], row["wrappedKey"])
+      let expected = try keys.slotMAC(
+        collection: collection, kind: kind.rawValue, salt: salt, wrappedKey: wrapped,
+        sealed: row["sealed"], policy: row["policy"])
+      guard row["keyMAC"] as Data? == expected else {
+        damaged.append(row["id"])
+        continue
+      }
+      let wrapKey = try Self.slotWrapKey(secret, kind, salt: Array(salt), collection: collection)
+      if let key = try? AESGCM.open(
+        Array(wrapped), key: wrapKey, associatedData: Self.slotKeyAAD(collection, kind))
+      {
+        return (key, row["id"])
+      }
+    }
+    if let slot = damaged.first {
+      throw StoreError.corrupt(
+        "key slot \(slot) of '\(collection)' is damaged; no key can open it")
+    }
+    if case .sealedSecret(let slot, _) = proof {
+      throw StoreError.corrupt(
+        "what the device gave back does not open key slot \(slot) of '\(collection)'")
+    }
+    throw StoreError.wrongRecoveryKey
   }
 
   /// Records that slot `id` opened its collection, for `slot list`.
@@ -201,12 +249,13 @@ extension KeychainStore {
     }
   }
 
-  static func recoveryWrapKey(_ key: RecoveryKey, salt: [UInt8], collection: String) throws
-    -> SecureBytes
-  {
+  static func slotWrapKey(
+    _ secret: SecureBytes, _ kind: KeySlot.Kind, salt: [UInt8], collection: String
+  ) throws -> SecureBytes {
     try HKDF.deriveKey(
-      inputKey: key.bytes, salt: salt,
-      info: Array("keychain-linux recovery slot:\(collection)".utf8), length: AESGCM.keySize)
+      inputKey: secret, salt: salt,
+      info: Array("keychain-linux \(kind.rawValue) slot:\(collection)".utf8),
+      length: AESGCM.keySize)
   }
 
   static func slotKeyAAD(_ collection: String, _ kind: KeySlot.Kind) -> [UInt8] {

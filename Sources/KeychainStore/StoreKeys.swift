@@ -77,12 +77,15 @@ struct StoreKeys: Sendable {
 
   /// Checks a key slot's record (see KeySlots.swift) as `collectionKeyMAC` checks the
   /// password's: a damaged slot is told apart from a wrong key.
-  func slotMAC(collection: String, kind: String, salt: Data, wrappedKey: Data) throws -> Data {
+  func slotMAC(
+    collection: String, kind: String, salt: Data, wrappedKey: Data, sealed: Data?,
+    policy: String?
+  ) throws -> Data {
     try Self.mac(
       metadataMAC,
       [
         Array("key slot record".utf8), Array(collection.utf8), Array(kind.utf8), Array(salt),
-        Array(wrappedKey),
+        Array(wrappedKey), Array(sealed ?? Data()), Array((policy ?? "").utf8),
       ])
   }
 

@@ -98,3 +98,42 @@ public enum TPM2 {
     throw Failure(kind: kind, message: text)
   }
 }
+
+extension TPM2 {
+  /// What opening a TPM slot takes besides the TPM, as its record keeps it: `pin`,
+  /// `pcrs=7+14`, both comma-separated, or nothing (nil).
+  public struct Policy: Equatable, Sendable {
+    public var pin: Bool
+    public var pcrs: [Int]
+
+    public init(pin: Bool, pcrs: [Int]) {
+      self.pin = pin
+      self.pcrs = Array(Set(pcrs)).sorted()
+    }
+
+    /// Reads a record's policy; nil for one this version cannot follow.
+    public init?(_ text: String?) {
+      (pin, pcrs) = (false, [])
+      for part in (text ?? "").split(separator: ",") {
+        if part == "pin" {
+          pin = true
+        } else if part.hasPrefix("pcrs="),
+          case let numbers = part.dropFirst(5).split(separator: "+").compactMap({ Int($0) }),
+          !numbers.isEmpty, numbers.allSatisfy(TPM2.pcrRange.contains)
+        {
+          pcrs = numbers
+        } else {
+          return nil
+        }
+      }
+    }
+
+    /// As the record keeps it.
+    public var text: String? {
+      let parts =
+        (pin ? ["pin"] : [])
+        + (pcrs.isEmpty ? [] : ["pcrs=" + pcrs.map(String.init).joined(separator: "+")])
+      return parts.isEmpty ? nil : parts.joined(separator: ",")
+    }
+  }
+}

@@ -15,12 +15,16 @@ import SecretServiceServer
 
 struct SlotsInterface: DBusInterface {
   let state: ServiceState
+  /// Where the TPM is (keychaind.conf's `tpm2-tcti`).
+  let tpm2TCTI: String
 
   typealias Methods = SecretService.SlotMethods
 
   static let table = InterfaceTable<SlotsInterface>(SecretService.Interfaces.slots) { table in
     table.on(Methods.list, list)
     table.on(Methods.addRecovery, addRecovery)
+    table.on(Methods.addTPM2, addTPM2)
+    table.on(Methods.unlockWithTPM2, unlockWithTPM2)
     table.on(Methods.remove, remove)
     table.on(Methods.test, test)
     table.on(Methods.unlockWithRecoveryKey, unlockWithRecoveryKey)
@@ -35,7 +39,7 @@ struct SlotsInterface: DBusInterface {
       SlotListing(
         id: $0.id, kind: $0.kind.rawValue, label: $0.label,
         created: Int64($0.created.timeIntervalSince1970),
-        lastUsed: $0.lastUsed.map { Int64($0.timeIntervalSince1970) })
+        lastUsed: $0.lastUsed.map { Int64($0.timeIntervalSince1970) }, policy: $0.policy)
     }
     return String(decoding: try JSONEncoder().encode(listing), as: UTF8.self)
   }
@@ -78,6 +82,10 @@ struct SlotsInterface: DBusInterface {
     guard let kind else {
       throw DBusError(.invalidArgs, "collection '\(collection)' has no key slot \(slot)")
     }
+    if kind == .tpm2 {
+      let pin = try state.sessions.password(in: secret, caller: request.caller)
+      return try await testTPM2(slot, of: collection, pin: pin, view)
+    }
     let given = try self.proof(kind.rawValue, secret, request)
     try await view.write { try $0.testSlot(slot, of: collection, with: given) }
   }
@@ -119,27 +127,27 @@ struct SlotsInterface: DBusInterface {
   }
 
   /// The proof a caller sent: its kind (`password` or `recovery`) and its secret, decrypted
-  /// with the caller's session; a recovery key must be one as typed.
-  private func proof(_ kind: String, _ secret: Secret, _ request: MethodRequest) throws -> KeyProof
-  {
+  /// with the caller's session; a recovery key must be one as typed. A TPM slot proves
+  /// nothing: without a PIN, any program of the user could have keychaind unseal it.
+  func proof(_ kind: String, _ secret: Secret, _ request: MethodRequest) throws -> KeyProof {
     let bytes = try state.sessions.password(in: secret, caller: request.caller)
     switch KeySlot.Kind(rawValue: kind) {
     case .password: return .password(bytes)
     case .recovery: return .recoveryKey(try RecoveryKey(parsing: bytes))
-    case nil:
+    case .tpm2, nil:
       throw DBusError(
         .invalidArgs, "a proof is a 'password' or a 'recovery' key, not '\(kind)'")
     }
   }
 
   /// Says in the log, and in the audit log, what changed the ways into a collection.
-  private func changed(_ what: String, _ view: StoreView, _ path: ObjectPath) {
+  func changed(_ what: String, _ view: StoreView, _ path: ObjectPath) {
     state.logger.notice("key slots: \(what)")
     view.note(.slot, .allowed, path)
   }
 
   /// The in-memory session collection has no password and no slots.
-  private static func persistent(_ collection: String) throws(DBusError) -> String {
+  static func persistent(_ collection: String) throws(DBusError) -> String {
     guard collection != KeychainStore.sessionCollection else {
       throw DBusError(.invalidArgs, "the in-memory session collection has no key slots")
     }

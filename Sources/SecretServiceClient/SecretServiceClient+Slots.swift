@@ -46,6 +46,25 @@ extension SecretServiceClient {
     return (slot, try cipher.decrypt(parameters: key.parameters, value: key.value))
   }
 
+  /// Adds a TPM slot opened with `pin` (empty for none) while the SHA-256 PCRs `pcrs` hold
+  /// today's values (none: any); returns its id.
+  public func addTPM2Slot(
+    to collection: ObjectPath, proof: SlotProof, label: String, pin: SecureBytes, pcrs: [UInt32]
+  ) async throws -> Int64 {
+    try await call(
+      Self.service, SecretService.SlotMethods.addTPM2, collection, proof.kind,
+      try secretValue(proof.secret, contentType: "text/plain"), label,
+      try secretValue(pin, contentType: "text/plain"), pcrs)
+  }
+
+  /// Unlocks the collection with one of its TPM slots; returns the slot that opened it.
+  @discardableResult
+  public func unlockWithTPM2(_ collection: ObjectPath, pin: SecureBytes) async throws -> Int64 {
+    try await call(
+      Self.service, SecretService.SlotMethods.unlockWithTPM2, collection,
+      try secretValue(pin, contentType: "text/plain"))
+  }
+
   /// Removes slot `slot` of the collection.
   public func removeSlot(_ slot: Int64, of collection: ObjectPath, proof: SlotProof) async throws {
     try await call(

@@ -85,8 +85,9 @@ extension SecretService {
     public static let slots = Interface(
       slotsInterface,
       methods: [
-        SlotMethods.list, SlotMethods.addRecovery, SlotMethods.remove, SlotMethods.test,
-        SlotMethods.unlockWithRecoveryKey, SlotMethods.resetPassword,
+        SlotMethods.list, SlotMethods.addRecovery, SlotMethods.addTPM2, SlotMethods.remove,
+        SlotMethods.test, SlotMethods.unlockWithRecoveryKey, SlotMethods.unlockWithTPM2,
+        SlotMethods.resetPassword,
       ])
 
     /// The Flatpak secret portal's backend.

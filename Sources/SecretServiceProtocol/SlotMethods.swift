@@ -24,12 +24,29 @@ extension SecretService {
         slotsInterface, "AddRecovery", ["collection", "proof_kind", "proof", "label"],
         ["slot", "recovery_key"],
         errors: [.noSession, .accessDenied, .gnomeDenied, .invalidArgs, .noSuchObject, .ioError])
+    /// Adds a TPM slot labelled `label`, proved as for AddRecovery: a random secret sealed to
+    /// this machine's TPM, which gives it back only with `pin` (empty for none; the TPM's
+    /// lockout limits guesses) and, when `pcrs` names any, only while those SHA-256 PCRs hold
+    /// today's values. Returns the new slot's id.
+    public static let addTPM2 = Takes<ObjectPath, String, Secret, String, Secret, [UInt32]>
+      .Returns<Int64>(
+        slotsInterface, "AddTPM2", ["collection", "proof_kind", "proof", "label", "pin", "pcrs"],
+        ["slot"],
+        errors: [
+          .noSession, .accessDenied, .gnomeDenied, .invalidArgs, .noSuchObject, .failed, .ioError,
+        ])
+    /// Unlocks the collection with one of its TPM slots, with `pin` for one that has a PIN
+    /// (empty otherwise). Returns the slot that opened it; the error says why each failed.
+    public static let unlockWithTPM2 = Takes<ObjectPath, Secret>.Returns<Int64>(
+      slotsInterface, "UnlockWithTPM2", ["collection", "pin"], ["slot"],
+      errors: [.noSession, .accessDenied, .invalidArgs, .noSuchObject, .ioError])
     /// Removes slot `slot`, proved as for AddRecovery. The password slot (0) cannot be removed.
     public static let remove = Takes<ObjectPath, Int64, String, Secret>.ReturnsNothing(
       slotsInterface, "Remove", ["collection", "slot", "proof_kind", "proof"],
       errors: [.noSession, .accessDenied, .gnomeDenied, .invalidArgs, .noSuchObject, .ioError])
     /// Checks that `secret` opens slot `slot` (a password for slot 0, a recovery key for a
-    /// recovery slot), changing nothing; an error says why not.
+    /// recovery slot, the PIN, or nothing, for a TPM slot), changing nothing; an error says
+    /// why not.
     public static let test = Takes<ObjectPath, Int64, Secret>.ReturnsNothing(
       slotsInterface, "Test", ["collection", "slot", "secret"],
       errors: [.noSession, .accessDenied, .gnomeDenied, .invalidArgs, .noSuchObject])
@@ -48,16 +65,21 @@ extension SecretService {
 /// One slot as `org.keychain_linux.Slots.List` answers it.
 public struct SlotListing: Codable, Sendable, Equatable {
   public var id: Int64
-  /// `password` or `recovery`.
+  /// `password`, `recovery` or `tpm2`.
   public var kind: String
   public var label: String
   /// Unix time.
   public var created: Int64
   /// Unix time it last opened the collection; nil when never, or not recorded (the password).
   public var lastUsed: Int64?
+  /// What else opening it takes (`pin`, `pcrs=7+14`), comma-separated; nil when nothing.
+  public var policy: String?
 
-  public init(id: Int64, kind: String, label: String, created: Int64, lastUsed: Int64?) {
-    (self.id, self.kind, self.label, self.created, self.lastUsed) =
-      (id, kind, label, created, lastUsed)
+  public init(
+    id: Int64, kind: String, label: String, created: Int64, lastUsed: Int64?,
+    policy: String? = nil
+  ) {
+    (self.id, self.kind, self.label, self.created, self.lastUsed, self.policy) =
+      (id, kind, label, created, lastUsed, policy)
   }
 }

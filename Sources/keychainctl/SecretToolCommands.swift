@@ -163,15 +163,28 @@ struct Unlock: AsyncParsableCommand {
     discussion: """
       With --password-stdin, one collection is unlocked with the password given: the one named, \
       or the default collection. With --recovery, it is unlocked with one of its recovery keys \
-      (`keychainctl slot add recovery`), typed at the terminal or read from standard input.
+      (`keychainctl slot add recovery`), typed at the terminal or read from standard input; \
+      with --tpm2, with this machine's TPM (`keychainctl slot add tpm2`).
       """)
 
   @Option(help: "The collection's object path or label.") var collection: String?
   @Flag(help: .passwordStdin) var passwordStdin = false
   @Flag(help: "Unlock with a recovery key instead of the password.") var recovery = false
+  @Flag(help: "Unlock with this machine's TPM (a tpm2 slot).") var tpm2 = false
+  @Flag(help: "With --tpm2: ask for the slot's PIN.") var withPin = false
 
   func run() async throws {
     let client = try await connectedClient()
+    if tpm2 {
+      guard let path = try await passwordTarget(client) else {
+        complain("keychainctl: there is no default collection; name one with --collection")
+        throw Exit.failure
+      }
+      let pin = withPin ? SecretInput.line(prompt: "TPM PIN: ") ?? [] : []
+      return try await sayingWhy {
+        try await client.unlockWithTPM2(path, pin: SecureBytes(copying: pin))
+      }
+    }
     if recovery {
       guard let path = try await passwordTarget(client) else {
         complain("keychainctl: there is no default collection; name one with --collection")

@@ -17,8 +17,10 @@ struct SlotCommand: AsyncParsableCommand {
     discussion: """
       Every collection opens with its password (slot 0). A recovery key is a second way in: \
       64 letters shown once, which unlock the collection (`keychainctl unlock --recovery`) or \
-      set a new password when the old one is lost (`keychainctl passwd --recovery`). Adding or \
-      removing a slot needs the password or a recovery key of the collection.
+      set a new password when the old one is lost (`keychainctl passwd --recovery`). A TPM \
+      slot opens it on this machine only, with or without a PIN, optionally only while the \
+      PCRs named hold today's values (`keychainctl unlock --tpm2`). Adding or removing a slot \
+      needs the password or a recovery key of the collection.
       """,
     subcommands: [ListSlots.self, Add.self, Remove.self, Test.self])
 
@@ -73,6 +75,7 @@ struct SlotCommand: AsyncParsableCommand {
               "id": slot.id, "kind": slot.kind, "label": slot.label, "created": slot.created,
             ]
             if let lastUsed = slot.lastUsed { entry["lastUsed"] = lastUsed }
+            if let policy = slot.policy { entry["policy"] = policy }
             return entry
           })
       }
@@ -82,7 +85,8 @@ struct SlotCommand: AsyncParsableCommand {
           slot.kind == "password"
           ? "" : ", last used " + (slot.lastUsed.map(Self.date) ?? "never")
         let label = slot.label.isEmpty ? "" : " “\(slot.label)”"
-        print("\(slot.id)  \(slot.kind)\(label), made \(created)\(used)")
+        let policy = slot.policy.map { " (\($0))" } ?? ""
+        print("\(slot.id)  \(slot.kind)\(policy)\(label), made \(created)\(used)")
       }
     }
 
@@ -93,29 +97,58 @@ struct SlotCommand: AsyncParsableCommand {
 
   struct Add: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Add a recovery key to a collection, and show it this once.",
+      abstract: "Add a recovery key or a TPM slot to a collection.",
       discussion: """
-        The key is printed alone on standard output; what to do with it goes to standard \
-        error. Keep it on paper or in a password manager of its own: it opens the collection \
-        without the password.
+        recovery: the key is printed alone on standard output, this once; what to do with it \
+        goes to standard error. Keep it on paper or in a password manager of its own: it opens \
+        the collection without the password. tpm2: a secret sealed to this machine's TPM \
+        (keychaind.conf's tpm2-tcti says where it is); with --with-pin, the TPM gives it back \
+        only with the PIN (typed twice, or the line after the password on standard input), \
+        and locks out guessing; with --pcrs, only while those PCRs hold today's values.
         """)
-    @Argument(help: "The kind of slot: recovery.") var kind: String
+    @Argument(help: "The kind of slot: recovery or tpm2.") var kind: String
     @OptionGroup var target: Target
     @Option(help: "A label that says where the key is kept.") var label = ""
     @OptionGroup var proof: Proof
+    @Flag(help: "tpm2: ask for a PIN, which opening will need.") var withPin = false
+    @Option(help: "tpm2: SHA-256 PCRs to bind to, such as 7 or 7,14.") var pcrs: String?
 
     func validate() throws {
-      guard kind == "recovery" else {
+      guard kind == "recovery" || kind == "tpm2" else {
         throw ValidationError(
-          "'\(kind)': the slots this keychaind can add are: recovery (tpm2 and fido2 are not "
-            + "built yet)")
+          "'\(kind)': the slots this keychaind can add are: recovery, tpm2 (fido2 is not built "
+            + "yet)")
       }
+      guard kind == "tpm2" || (!withPin && pcrs == nil) else {
+        throw ValidationError("--with-pin and --pcrs are for tpm2 slots")
+      }
+      _ = try pcrList()
+    }
+
+    private func pcrList() throws -> [UInt32] {
+      guard let pcrs else { return [] }
+      let numbers = pcrs.split(separator: ",").map {
+        UInt32($0.trimmingCharacters(in: .whitespaces))
+      }
+      guard !numbers.isEmpty, numbers.allSatisfy({ $0.map { $0 < 24 } ?? false }) else {
+        throw ValidationError("'\(pcrs)': PCRs are numbers from 0 to 23, comma-separated")
+      }
+      return numbers.compactMap { $0 }
     }
 
     func run() async throws {
       let client = try await connectedClient()
       let path = try await target.path(client)
       let given = try proof.read()
+      if kind == "tpm2" {
+        let pin = withPin ? try SecretInput.newPassword(prompt: "New TPM PIN: ") : []
+        let slot = try await sayingWhy {
+          try await client.addTPM2Slot(
+            to: path, proof: given, label: label, pin: SecureBytes(copying: pin),
+            pcrs: try pcrList())
+        }
+        return print("slot \(slot) added: this machine's TPM opens \(path.rawValue)")
+      }
       let (slot, key) = try await sayingWhy {
         try await client.addRecoverySlot(to: path, proof: given, label: label)
       }
@@ -147,15 +180,22 @@ struct SlotCommand: AsyncParsableCommand {
 
   struct Test: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Check that a password or recovery key opens a slot, changing nothing.")
+      abstract: "Check that a password, recovery key or TPM slot opens, changing nothing.",
+      discussion: "For a TPM slot, give its PIN, or an empty line for one without.")
     @Argument(help: "The slot's number, as `slot list` shows it.") var slot: Int64
     @OptionGroup var target: Target
 
     func run() async throws {
       let client = try await connectedClient()
       let path = try await target.path(client)
-      let prompt = slot == 0 ? "Keyring password: " : "Recovery key: "
-      guard let line = SecretInput.line(prompt: prompt) else {
+      let kind = try await client.keySlots(of: path).first { $0.id == slot }?.kind
+      let prompt =
+        switch kind {
+        case "password": "Keyring password: "
+        case "tpm2": "TPM PIN (empty for none): "
+        default: "Recovery key: "
+        }
+      guard let line = SecretInput.line(prompt: prompt) ?? (kind == "tpm2" ? [] : nil) else {
         throw ValidationError("nothing was given to test")
       }
       try await sayingWhy {

@@ -7,6 +7,7 @@ import Foundation
 import KeychainAccess
 import KeychainStore
 import KeychainSystem
+import KeychainTPM
 
 /// The settings of keychaind.conf.
 struct Configuration: Equatable {
@@ -14,6 +15,8 @@ struct Configuration: Equatable {
   var pinentry: String?
   /// Where the store lives.
   var dataDirectory: String?
+  /// Where the TPM is, in tpm2-tss's TCTI syntax, for TPM key slots.
+  var tpm2TCTI = TPM2.defaultTCTI
   /// Whether keychaind serves KDE's KWallet API on org.kde.kwalletd5 and org.kde.kwalletd6.
   var kwallet = true
   /// Per-application access: `audit` identifies and logs every access and changes no reply;
@@ -70,6 +73,7 @@ struct Configuration: Equatable {
       switch key {
       case "pinentry": configuration.pinentry = value
       case "data-dir": configuration.dataDirectory = value
+      case "tpm2-tcti": configuration.tpm2TCTI = value
       case "kwallet", "access-notify":
         guard let on = Bool(value.lowercased()) else {
           throw Failure(description: "\(origin):\(number + 1): \(key) is true or false")

@@ -88,8 +88,8 @@ import Testing
     #expect(try run(daemon, ["unlock", "--recovery"], key + "\n").status == 1)
 
     // A slot kind not built is refused by name, before anything is asked.
-    let tpm = try run(daemon, ["slot", "add", "tpm2"])
-    #expect(tpm.status == 64 && tpm.stderr.contains("not built yet"))
+    let fido = try run(daemon, ["slot", "add", "fido2"])
+    #expect(fido.status == 64 && fido.stderr.contains("not built yet"))
     #expect(try run(daemon, ["doctor"]).stdout.contains("key slots: Vault opens with: password"))
 
     // The key went to keychainctl's standard output only: not into keychaind's log.
@@ -97,5 +97,70 @@ import Testing
     #expect(!daemon.log.contains(typed.prefix(17)))
     #expect(daemon.log.contains("key slots: added recovery key slot 1 to Vault"))
     #expect(daemon.terminate() == 0, "\(daemon.log)")
+  }
+
+  /// keychaind.conf for a daemon that reaches `tpm`, in the suite's access mode if one is set.
+  private func configuration(_ tpm: SoftwareTPM) -> String {
+    let mode = ProcessInfo.processInfo.environment["KEYCHAIN_TEST_ACCESS_CONTROL"]
+    return "tpm2-tcti = \(tpm.tcti)\n" + (mode.map { "access-control = \($0)\n" } ?? "")
+  }
+
+  @Test(
+    .enabled(if: SoftwareTPM.isInstalled, "swtpm and tpm2-tools are not installed"),
+    .readsAnotherProgramsItems)
+  func aTPMSlotUnlocksOnThisMachineOnlyWithItsPINAndPCRs() async throws {
+    let tpm = try SoftwareTPM()
+    let daemon = try await DaemonProcess(configuration: configuration(tpm))
+    #expect(try run(daemon, ["create", "Vault", "--password-stdin"], "vault pw\n").status == 0)
+    #expect(try run(daemon, ["set-default", "Vault"]).status == 0)
+    #expect(
+      try run(daemon, ["store", "--label=Mail", "service", "mail"], "kept secret").status == 0)
+
+    // A slot with no PIN: unlocking takes nothing typed.
+    let plain = try run(daemon, ["slot", "add", "tpm2", "--label", "laptop"], "vault pw\n")
+    #expect(plain.status == 0, "\(plain.stderr)\n\(daemon.log)")
+    #expect(try run(daemon, ["lock", "--collection", "Vault"]).status == 0)
+    let unlocked = try run(daemon, ["unlock", "--tpm2"])
+    #expect(unlocked.status == 0, "\(unlocked.stderr)")
+    #expect(try run(daemon, ["lookup", "service", "mail"]).stdout == "kept secret")
+
+    // A slot with a PIN, bound to PCR 7.
+    let bound = try run(
+      daemon, ["slot", "add", "tpm2", "--with-pin", "--pcrs", "7"], "vault pw\n2468\n")
+    #expect(bound.status == 0, "\(bound.stderr)")
+    #expect(try listed(daemon, 2)?.hasPrefix("2  tpm2 (pin,pcrs=7), made ") == true)
+    #expect(try run(daemon, ["lock", "--collection", "Vault"]).status == 0)
+    let wrongPIN = try run(daemon, ["unlock", "--tpm2", "--with-pin"], "1111\n")
+    #expect(wrongPIN.status == 1 && wrongPIN.stderr.contains("the PIN is not correct"))
+    #expect(try run(daemon, ["unlock", "--tpm2", "--with-pin"], "2468\n").status == 0)
+    #expect(try listed(daemon, 2)?.contains("last used never") == false)
+
+    // A boot component changes: the bound slot fails closed; the other and the password open.
+    try tpm.extend(pcr: 7)
+    #expect(try run(daemon, ["lock", "--collection", "Vault"]).status == 0)
+    let changed = try run(daemon, ["unlock", "--tpm2", "--with-pin"], "2468\n")
+    #expect(changed.status == 1 && changed.stderr.contains("PCRs"), "\(changed.stderr)")
+    #expect(try run(daemon, ["slot", "test", "1"], "\n").status == 0)
+    #expect(try run(daemon, ["unlock", "--tpm2"]).status == 0)
+    // A TPM slot proves nothing: any program of the user could have keychaind unseal it.
+    #expect(try run(daemon, ["slot", "add", "recovery", "--with-recovery-key"], "\n").status == 1)
+    #expect(daemon.terminate() == 0, "\(daemon.log)")
+
+    // A stolen disk: the data directory on another machine (another TPM) opens with the
+    // password alone.
+    let stolen = try TemporaryDirectory(prefix: "stolen")
+    let copy = stolen.path + "/keychaind"
+    try FileManager.default.copyItem(
+      atPath: daemon.home.path + "/.local/share/keychaind", toPath: copy)
+    let otherTPM = try SoftwareTPM()
+    let thief = try await DaemonProcess(
+      arguments: ["--data-dir", copy], configuration: configuration(otherTPM))
+    let elsewhere = try run(thief, ["unlock", "--tpm2", "--collection", "Vault"])
+    #expect(elsewhere.status == 1 && elsewhere.stderr.contains("TPM"), "\(elsewhere.stderr)")
+    #expect(
+      try run(thief, ["unlock", "--collection", "Vault", "--password-stdin"], "vault pw\n").status
+        == 0)
+    #expect(!daemon.log.contains("2468") && !thief.log.contains("2468"))
+    #expect(thief.terminate() == 0, "\(thief.log)")
   }
 }

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+//
+// TPM key slots: a random secret sealed to this machine's TPM (KeychainTPM), which wraps the
+// collection's key as any slot does (KeychainStore+Slots). The TPM is reached in the blocking
+// pool: a real chip takes tens to hundreds of milliseconds per command.
+
+import KeychainCrypto
+import KeychainDBus
+import KeychainStore
+import KeychainTPM
+import SecretServiceProtocol
+import SecretServiceServer
+
+extension SlotsInterface {
+  func addTPM2(
+    _ request: MethodRequest, collection path: ObjectPath, proofKind: String, proof: Secret,
+    label: String, pin: Secret, pcrs: [UInt32]
+  ) async throws -> Int64 {
+    let view = StoreView(request, state: state)
+    let collection = try Self.persistent(view.namedCollection(path))
+    let given = try self.proof(proofKind, proof, request)
+    let pin = try state.sessions.password(in: pin, caller: request.caller)
+    if let bad = pcrs.first(where: { !TPM2.pcrRange.contains(Int($0)) }) {
+      throw DBusError(.invalidArgs, "PCR \(bad) does not exist: PCRs are 0 to 23")
+    }
+    do {
+      let policy = TPM2.Policy(pin: pin.count > 0, pcrs: pcrs.map(Int.init))
+      let tcti = tpm2TCTI
+      let slot = try await view.write { store in
+        // Proved first, so that a wrong password does not reach the TPM.
+        try store.checkProof(collection, given)
+        let secret = SecureBytes.random(count: 32, level: .longTerm)
+        let sealed = try Self.tpm { () throws(TPM2.Failure) in
+          try TPM2.seal(secret, pin: pin, pcrs: policy.pcrs, tcti: tcti)
+        }
+        return try store.addSealedSlot(
+          .tpm2, to: collection, proof: given, label: label, secret: secret, sealed: sealed,
+          policy: policy.text)
+      }
+      changed("added TPM slot \(slot.id) (\(policy.text ?? "no PIN")) to \(collection)", view, path)
+      return slot.id
+    }
+  }
+
+  func unlockWithTPM2(_ request: MethodRequest, collection path: ObjectPath, pin: Secret)
+    async throws -> Int64
+  {
+    let view = StoreView(request, state: state)
+    let collection = try Self.persistent(view.namedCollection(path))
+    let pin = try state.sessions.password(in: pin, caller: request.caller)
+    let (tcti, unlocker) = (tpm2TCTI, state.unlocker)
+    let (slot, outcome) = try await view.write { store in
+      let slots = try store.sealedSlots(of: collection, kind: .tpm2)
+      guard !slots.isEmpty else {
+        throw DBusError(.invalidArgs, "collection '\(collection)' has no TPM slot")
+      }
+      var failures: [String] = []
+      for slot in slots {
+        guard let policy = TPM2.Policy(slot.policy) else {
+          failures.append("slot \(slot.id) asks for what this keychaind cannot give")
+          continue
+        }
+        guard policy.pin == (pin.count > 0) else {
+          failures.append("slot \(slot.id) " + (policy.pin ? "needs its PIN" : "has no PIN"))
+          continue
+        }
+        do throws(TPM2.Failure) {
+          let secret = try TPM2.unseal(slot.sealed, pin: pin, pcrs: policy.pcrs, tcti: tcti)
+          let outcome = try? unlocker.unlock(
+            collection, with: .sealedSecret(slot: slot.id, secret),
+            route: UnlockRecord.Route.tpm2)
+          guard let outcome else {
+            failures.append("slot \(slot.id): what the TPM gave back does not open it")
+            continue
+          }
+          return (slot.id, outcome)
+        } catch {
+          failures.append("slot \(slot.id): \(error.message)")
+        }
+      }
+      throw DBusError(.accessDenied, "no TPM slot opened it: " + failures.joined(separator: "; "))
+    }
+    changed("unlocked \(collection) with TPM slot \(slot)", view, path)
+    view.record(
+      contentsOf: StoreEvent.unlocked(
+        [collection], changed: outcome.wasLocked ? [collection] : []))
+    return slot
+  }
+
+  /// `Test` of a TPM slot: unseals it with `pin` and checks that it opens the collection.
+  func testTPM2(_ slot: Int64, of collection: String, pin: SecureBytes, _ view: StoreView)
+    async throws
+  {
+    let tcti = tpm2TCTI
+    try await view.write { store in
+      guard
+        let sealed = try store.sealedSlots(of: collection, kind: .tpm2).first(where: {
+          $0.id == slot
+        }),
+        let policy = TPM2.Policy(sealed.policy)
+      else { throw DBusError(.invalidArgs, "slot \(slot) cannot be tested by this keychaind") }
+      let secret = try Self.tpm { () throws(TPM2.Failure) in
+        try TPM2.unseal(sealed.sealed, pin: pin, pcrs: policy.pcrs, tcti: tcti)
+      }
+      try store.testSlot(slot, of: collection, with: .sealedSecret(slot: slot, secret))
+    }
+  }
+
+  /// Runs a TPM operation; its failure becomes the error a client shows.
+  static func tpm<T>(_ body: () throws(TPM2.Failure) -> T) throws(DBusError) -> T {
+    do {
+      return try body()
+    } catch {
+      let name: ErrorName =
+        switch error.kind {
+        case .wrongPIN, .lockout, .pcrsChanged: .accessDenied
+        default: .failed
+        }
+      throw DBusError(name, "TPM: \(error.message)")
+    }
+  }
+}
