@@ -166,7 +166,7 @@ import Testing
       settings.sorted() == [
         "access-control", "access-notify", "data-dir", "kwallet", "lock-after-idle",
         "lock-after-unused", "lock-at-logout", "lock-before-sleep", "lock-on-screen-lock",
-        "pinentry",
+        "pinentry", "tpm2-tcti",
       ])
     for setting in settings {
       #expect(manual.contains(".BI \(setting.replacingOccurrences(of: "-", with: "\\-")) "))

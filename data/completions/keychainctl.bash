@@ -173,13 +173,13 @@ _keychainctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    store|lookup|search|clear|lock|unlock|add-generic-password|find-generic-password|delete-generic-password|add-internet-password|find-internet-password|delete-internet-password|list|create|delete|set-default|passwd|status|check|import|export|doctor|pam-unlock|lock-policy|access|audit|help)
+    store|lookup|search|clear|lock|unlock|add-generic-password|find-generic-password|delete-generic-password|add-internet-password|find-internet-password|delete-internet-password|list|create|delete|set-default|passwd|status|check|import|export|doctor|pam-unlock|lock-policy|access|audit|slot|help)
         # Offer subcommand argument completions
         "_keychainctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'store lookup search clear lock unlock add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password list create delete set-default passwd status check import export doctor pam-unlock lock-policy access audit help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'store lookup search clear lock unlock add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password list create delete set-default passwd status check import export doctor pam-unlock lock-policy access audit slot help' -- "${cur}"))
         ;;
     esac
 }
@@ -243,7 +243,7 @@ _keychainctl_lock() {
 
 _keychainctl_unlock() {
     repeating_flags=()
-    non_repeating_flags=(--password-stdin -h --help)
+    non_repeating_flags=(--password-stdin --recovery --tpm2 --with-pin -h --help)
     repeating_options=()
     non_repeating_options=(--collection)
     __keychainctl_offer_flags_options 0
@@ -483,7 +483,7 @@ _keychainctl_set-default() {
 
 _keychainctl_passwd() {
     repeating_flags=()
-    non_repeating_flags=(--password-stdin -h --help)
+    non_repeating_flags=(--password-stdin --recovery -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 1
@@ -858,6 +858,95 @@ _keychainctl_audit_summary() {
         return
         ;;
     '--app')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_slot() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __keychainctl_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    list|add|remove|test)
+        # Offer subcommand argument completions
+        "_keychainctl_slot_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'list add remove test' -- "${cur}"))
+        ;;
+    esac
+}
+
+_keychainctl_slot_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json -h --help)
+    repeating_options=()
+    non_repeating_options=(--collection)
+    __keychainctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--collection')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_slot_add() {
+    repeating_flags=()
+    non_repeating_flags=(--with-recovery-key --with-pin -h --help)
+    repeating_options=()
+    non_repeating_options=(--collection --label --pcrs)
+    __keychainctl_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--collection')
+        return
+        ;;
+    '--label')
+        return
+        ;;
+    '--pcrs')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_slot_remove() {
+    repeating_flags=()
+    non_repeating_flags=(--with-recovery-key -h --help)
+    repeating_options=()
+    non_repeating_options=(--collection)
+    __keychainctl_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--collection')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_slot_test() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=(--collection)
+    __keychainctl_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--collection')
         return
         ;;
     esac
