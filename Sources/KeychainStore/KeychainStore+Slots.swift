@@ -56,25 +56,28 @@ extension KeychainStore {
     return (slot, recoveryKey)
   }
 
-  /// Adds a slot opened by `secret` (random, 32 bytes), which a device keeps `sealed`
-  /// (the TPM's sealed object) under `policy`; proved as `addRecoverySlot` is.
+  /// Adds a slot whose random secret a device keeps: once `proof` opens the collection, `seal`
+  /// is given a new 32-byte secret and returns what the device sealed it into (the TPM's sealed
+  /// object), kept with `policy`, what unsealing takes.
   public func addSealedSlot(
     _ kind: KeySlot.Kind, to collection: String, proof: KeyProof, label: String,
-    secret: SecureBytes, sealed: [UInt8], policy: String?
+    policy: String?, seal: (SecureBytes) throws -> [UInt8]
   ) throws -> KeySlot {
-    try addSlot(
-      kind, to: collection, proof: proof, label: label, secret: secret, sealed: Data(sealed),
-      policy: policy)
+    let secret = SecureBytes.random(count: 32, level: .longTerm)
+    return try addSlot(
+      kind, to: collection, proof: proof, label: label, secret: secret, policy: policy,
+      sealing: { Data(try seal(secret)) })
   }
 
   private func addSlot(
     _ kind: KeySlot.Kind, to collection: String, proof: KeyProof, label: String,
-    secret: SecureBytes, sealed: Data? = nil, policy: String? = nil
+    secret: SecureBytes, policy: String? = nil, sealing: () throws -> Data? = { nil }
   ) throws -> KeySlot {
     guard label.utf8.count <= StoreLimits.maxTextBytes else {
       throw StoreError.limitExceeded("label too long")
     }
     let (dataKey, _) = try openKey(of: collection, with: proof)
+    let sealed = try sealing()
     let salt = Random.bytes(count: 16)
     let wrapped = Data(
       try AESGCM.seal(
@@ -123,11 +126,6 @@ extension KeychainStore {
       SealedSlot(
         id: row["id"], kind: kind, sealed: Array(row["sealed"] as Data), policy: row["policy"])
     }
-  }
-
-  /// Checks that `proof` opens `collection`, changing nothing.
-  public func checkProof(_ collection: String, _ proof: KeyProof) throws {
-    _ = try openKey(of: collection, with: proof)
   }
 
   /// Removes slot `id` of `collection`, proved by `proof` (which may open that very slot).

@@ -23,23 +23,21 @@ extension SlotsInterface {
     if let bad = pcrs.first(where: { !TPM2.pcrRange.contains(Int($0)) }) {
       throw DBusError(.invalidArgs, "PCR \(bad) does not exist: PCRs are 0 to 23")
     }
-    do {
-      let policy = TPM2.Policy(pin: pin.count > 0, pcrs: pcrs.map(Int.init))
-      let tcti = tpm2TCTI
-      let slot = try await view.write { store in
-        // Proved first, so that a wrong password does not reach the TPM.
-        try store.checkProof(collection, given)
-        let secret = SecureBytes.random(count: 32, level: .longTerm)
-        let sealed = try Self.tpm { () throws(TPM2.Failure) in
+    let policy = TPM2.Policy(pin: pin.count > 0, pcrs: pcrs.map(Int.init))
+    let tcti = tpm2TCTI
+    let slot = try await view.write { store in
+      // The store checks the proof before it asks for the seal: a wrong password never
+      // reaches the TPM.
+      try store.addSealedSlot(
+        .tpm2, to: collection, proof: given, label: label, policy: policy.text
+      ) { secret in
+        try Self.tpm { () throws(TPM2.Failure) in
           try TPM2.seal(secret, pin: pin, pcrs: policy.pcrs, tcti: tcti)
         }
-        return try store.addSealedSlot(
-          .tpm2, to: collection, proof: given, label: label, secret: secret, sealed: sealed,
-          policy: policy.text)
       }
-      changed("added TPM slot \(slot.id) (\(policy.text ?? "no PIN")) to \(collection)", view, path)
-      return slot.id
     }
+    changed("added TPM slot \(slot.id) (\(policy.text ?? "no PIN")) to \(collection)", view, path)
+    return slot.id
   }
 
   func unlockWithTPM2(_ request: MethodRequest, collection path: ObjectPath, pin: Secret)
