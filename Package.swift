@@ -128,6 +128,10 @@ let package = Package(
     // imported by KeychainTPM alone.
     .target(name: "CKeychainTPM"),
     .target(name: "KeychainTPM", dependencies: ["CKeychainTPM", "KeychainCrypto"]),
+    // A FIDO2 key's hmac-secret through libfido2, loaded with dlopen when first used: C,
+    // imported by KeychainFIDO2 alone.
+    .target(name: "CKeychainFIDO2"),
+    .target(name: "KeychainFIDO2", dependencies: ["CKeychainFIDO2", "KeychainCrypto"]),
 
     // System calls in one place: whole reads, writes and sends (EINTR and short counts) on
     // swift-system's FileDescriptor, durable files, Unix sockets, the kernel's clocks, secrets
@@ -174,7 +178,7 @@ let package = Package(
       dependencies: [
         "SecretServiceServer", "SecretServiceProtocol", "KeychainStore", "KeychainDBus",
         "KeychainCrypto", "KeychainAccess", "KeychainImport", "KWalletProtocol", "KeychainTPM",
-        .product(name: "Logging", package: "swift-log"),
+        "KeychainFIDO2", .product(name: "Logging", package: "swift-log"),
       ]),
 
     // The Flatpak secret portal's backend, served on the daemon's core: a front end.
@@ -219,7 +223,7 @@ let package = Package(
         "ManagementServer", "KeychainSession", "KeychainStore",
         "KeychainCrypto", "KeychainDBus", "KeyringControl", "SecretServiceProtocol",
         "KWalletProtocol", "KeychainImport", "KeychainAccess", "KeychainTPM",
-        .product(name: "SystemPackage", package: "swift-system"),
+        "KeychainFIDO2", .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),

@@ -23,6 +23,9 @@ public struct KeySlot: Equatable, Sendable {
     case recovery
     /// A random secret sealed to this machine's TPM (see `SealedSlot`).
     case tpm2
+    /// The hmac-secret a FIDO2 key derives from its credential and a salt (`SealedSlot`
+    /// keeps both).
+    case fido2
   }
 
   /// The password slot's id; other slots count from 1.
@@ -51,8 +54,8 @@ public struct KeySlot: Equatable, Sendable {
   }
 }
 
-/// A slot whose secret is kept by a device (the TPM): what the device sealed, for it to
-/// unseal, and what unsealing takes.
+/// A slot whose secret is kept by a device: what the device needs to give it back (the TPM's
+/// sealed object; a FIDO2 key's salt and credential), and what else that takes.
 public struct SealedSlot: Sendable, Equatable {
   public var id: Int64
   public var kind: KeySlot.Kind

@@ -51,8 +51,9 @@ extension KeychainStore {
     -> (KeySlot, RecoveryKey)
   {
     let recoveryKey = RecoveryKey.generate()
-    let slot = try addSlot(
-      .recovery, to: collection, proof: proof, label: label, secret: recoveryKey.bytes)
+    let slot = try addSlot(.recovery, to: collection, proof: proof, label: label, policy: nil) {
+      (recoveryKey.bytes, nil)
+    }
     return (slot, recoveryKey)
   }
 
@@ -63,21 +64,36 @@ extension KeychainStore {
     _ kind: KeySlot.Kind, to collection: String, proof: KeyProof, label: String,
     policy: String?, seal: (SecureBytes) throws -> [UInt8]
   ) throws -> KeySlot {
-    let secret = SecureBytes.random(count: 32, level: .longTerm)
-    return try addSlot(
-      kind, to: collection, proof: proof, label: label, secret: secret, policy: policy,
-      sealing: { Data(try seal(secret)) })
+    try addSlot(kind, to: collection, proof: proof, label: label, policy: policy) {
+      let secret = SecureBytes.random(count: 32, level: .longTerm)
+      return (secret, Data(try seal(secret)))
+    }
   }
 
+  /// Adds a slot whose secret a device derives (a FIDO2 key's hmac-secret): once `proof`
+  /// opens the collection, `enroll` returns the secret and what the device needs to derive it
+  /// again, kept with `policy`.
+  public func addDerivedSlot(
+    _ kind: KeySlot.Kind, to collection: String, proof: KeyProof, label: String,
+    policy: String?, enroll: () throws -> (secret: SecureBytes, kept: [UInt8])
+  ) throws -> KeySlot {
+    try addSlot(kind, to: collection, proof: proof, label: label, policy: policy) {
+      let (secret, kept) = try enroll()
+      return (secret, Data(kept))
+    }
+  }
+
+  /// Adds a slot of `kind`: `make`, called once `proof` has opened the collection, gives the
+  /// slot's secret and what a device keeps of it.
   private func addSlot(
     _ kind: KeySlot.Kind, to collection: String, proof: KeyProof, label: String,
-    secret: SecureBytes, policy: String? = nil, sealing: () throws -> Data? = { nil }
+    policy: String?, make: () throws -> (SecureBytes, Data?)
   ) throws -> KeySlot {
     guard label.utf8.count <= StoreLimits.maxTextBytes else {
       throw StoreError.limitExceeded("label too long")
     }
     let (dataKey, _) = try openKey(of: collection, with: proof)
-    let sealed = try sealing()
+    let (secret, sealed) = try make()
     let salt = Random.bytes(count: 16)
     let wrapped = Data(
       try AESGCM.seal(

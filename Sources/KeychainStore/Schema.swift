@@ -145,13 +145,14 @@ enum Schema {
           CREATE TABLE key_slot (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             collectionID INTEGER NOT NULL REFERENCES collection(id) ON DELETE CASCADE,
-            kind TEXT NOT NULL,              -- 'recovery' or 'tpm2'
+            kind TEXT NOT NULL,              -- 'recovery', 'tpm2' or 'fido2'
             sealedLabel BLOB NOT NULL,       -- AES-GCM under the metadata key
             created INTEGER NOT NULL,
             lastUsed INTEGER,                -- when it last opened the collection; NULL: never
             salt BLOB NOT NULL,
             wrappedKey BLOB NOT NULL,        -- the data key, AES-GCM under the slot's own key
-            sealed BLOB,                     -- what the TPM sealed the slot's secret into
+            sealed BLOB,                     -- what the device needs: the TPM's sealed object,
+                                             -- a FIDO2 key's salt and credential id
             policy TEXT,                     -- what else it takes, e.g. 'pin,pcrs=7+14'
             keyMAC BLOB NOT NULL             -- the record, checked with the metadata key
           );

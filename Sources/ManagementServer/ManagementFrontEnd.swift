@@ -14,17 +14,26 @@ import SecretServiceServer
 public struct ManagementFrontEnd: FrontEnd {
   let state: ServiceState
   let tpm2TCTI: String
+  let fido2Device: String
 
-  /// - Parameter tpm2TCTI: where the TPM is, for TPM key slots (keychaind.conf's `tpm2-tcti`).
-  public init(core: DaemonCore, tpm2TCTI: String = TPM2.defaultTCTI) {
+  /// Also gives the core's prompts the TPM slots without a PIN, tried before a dialog.
+  /// - Parameters:
+  ///   - tpm2TCTI: where the TPM is, for TPM key slots (keychaind.conf's `tpm2-tcti`).
+  ///   - fido2Device: the FIDO2 key for FIDO2 slots ("" for the first one plugged in).
+  public init(core: DaemonCore, tpm2TCTI: String = TPM2.defaultTCTI, fido2Device: String = "") {
     state = core.state
     self.tpm2TCTI = tpm2TCTI
+    self.fido2Device = fido2Device
+    let slots = TPMSlots(
+      tcti: tpm2TCTI, store: state.store, unlocker: state.unlocker, logger: state.logger)
+    core.addDeviceUnlock { slots.openWithNothingTyped($0) }
   }
 
   public func serviceInterfaces() -> [any DBusInterface] {
     [
       ImportInterface(state: state), LockingInterface(state: state),
-      AccessInterface(state: state), SlotsInterface(state: state, tpm2TCTI: tpm2TCTI),
+      AccessInterface(state: state),
+      SlotsInterface(state: state, tpm2TCTI: tpm2TCTI, fido2Device: fido2Device),
     ]
   }
 }

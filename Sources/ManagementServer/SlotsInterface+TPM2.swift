@@ -46,38 +46,9 @@ extension SlotsInterface {
     let view = StoreView(request, state: state)
     let collection = try Self.persistent(view.namedCollection(path))
     let pin = try state.sessions.password(in: pin, caller: request.caller)
-    let (tcti, unlocker) = (tpm2TCTI, state.unlocker)
-    let (slot, outcome) = try await view.write { store in
-      let slots = try store.sealedSlots(of: collection, kind: .tpm2)
-      guard !slots.isEmpty else {
-        throw DBusError(.invalidArgs, "collection '\(collection)' has no TPM slot")
-      }
-      var failures: [String] = []
-      for slot in slots {
-        guard let policy = TPM2.Policy(slot.policy) else {
-          failures.append("slot \(slot.id) asks for what this keychaind cannot give")
-          continue
-        }
-        guard policy.pin == (pin.count > 0) else {
-          failures.append("slot \(slot.id) " + (policy.pin ? "needs its PIN" : "has no PIN"))
-          continue
-        }
-        do throws(TPM2.Failure) {
-          let secret = try TPM2.unseal(slot.sealed, pin: pin, pcrs: policy.pcrs, tcti: tcti)
-          let outcome = try? unlocker.unlock(
-            collection, with: .sealedSecret(slot: slot.id, secret),
-            route: UnlockRecord.Route.tpm2)
-          guard let outcome else {
-            failures.append("slot \(slot.id): what the TPM gave back does not open it")
-            continue
-          }
-          return (slot.id, outcome)
-        } catch {
-          failures.append("slot \(slot.id): \(error.message)")
-        }
-      }
-      throw DBusError(.accessDenied, "no TPM slot opened it: " + failures.joined(separator: "; "))
-    }
+    let slots = TPMSlots(
+      tcti: tpm2TCTI, store: state.store, unlocker: state.unlocker, logger: state.logger)
+    let (slot, outcome) = try await view.write { _ in try slots.open(collection, pin: pin) }
     changed("unlocked \(collection) with TPM slot \(slot)", view, path)
     view.record(
       contentsOf: StoreEvent.unlocked(

@@ -17,6 +17,8 @@ struct SlotsInterface: DBusInterface {
   let state: ServiceState
   /// Where the TPM is (keychaind.conf's `tpm2-tcti`).
   let tpm2TCTI: String
+  /// The FIDO2 key (keychaind.conf's `fido2-device`; "" for the first plugged in).
+  let fido2Device: String
 
   typealias Methods = SecretService.SlotMethods
 
@@ -25,6 +27,8 @@ struct SlotsInterface: DBusInterface {
     table.on(Methods.addRecovery, addRecovery)
     table.on(Methods.addTPM2, addTPM2)
     table.on(Methods.unlockWithTPM2, unlockWithTPM2)
+    table.on(Methods.addFIDO2, addFIDO2)
+    table.on(Methods.unlockWithFIDO2, unlockWithFIDO2)
     table.on(Methods.remove, remove)
     table.on(Methods.test, test)
     table.on(Methods.unlockWithRecoveryKey, unlockWithRecoveryKey)
@@ -82,12 +86,16 @@ struct SlotsInterface: DBusInterface {
     guard let kind else {
       throw DBusError(.invalidArgs, "collection '\(collection)' has no key slot \(slot)")
     }
-    if kind == .tpm2 {
+    switch kind {
+    case .tpm2, .fido2:
+      // The secret sent is the slot's PIN, or empty.
       let pin = try state.sessions.password(in: secret, caller: request.caller)
+      if kind == .fido2 { return try await testFIDO2(slot, of: collection, pin: pin, view) }
       return try await testTPM2(slot, of: collection, pin: pin, view)
+    case .password, .recovery:
+      let given = try self.proof(kind.rawValue, secret, request)
+      try await view.write { try $0.testSlot(slot, of: collection, with: given) }
     }
-    let given = try self.proof(kind.rawValue, secret, request)
-    try await view.write { try $0.testSlot(slot, of: collection, with: given) }
   }
 
   func unlockWithRecoveryKey(_ request: MethodRequest, collection path: ObjectPath, key: Secret)
@@ -111,9 +119,8 @@ struct SlotsInterface: DBusInterface {
   ) async throws {
     let view = StoreView(request, state: state)
     let collection = try Self.persistent(view.namedCollection(path))
-    guard case .recoveryKey(let recoveryKey) = try proof("recovery", key, request) else {
-      preconditionFailure("a recovery proof is a recovery key")
-    }
+    let recoveryKey = try RecoveryKey(
+      parsing: state.sessions.password(in: key, caller: request.caller))
     let password = try state.sessions.password(in: newPassword, caller: request.caller)
     let wasLocked = view.isLocked(collection)
     try await view.write {
@@ -127,14 +134,15 @@ struct SlotsInterface: DBusInterface {
   }
 
   /// The proof a caller sent: its kind (`password` or `recovery`) and its secret, decrypted
-  /// with the caller's session; a recovery key must be one as typed. A TPM slot proves
-  /// nothing: without a PIN, any program of the user could have keychaind unseal it.
+  /// with the caller's session; a recovery key must be one as typed. A TPM or FIDO2 slot
+  /// proves nothing: without a PIN, any program of the user could have keychaind unseal a TPM
+  /// slot, and a FIDO2 key left plugged in answers whoever touches it.
   func proof(_ kind: String, _ secret: Secret, _ request: MethodRequest) throws -> KeyProof {
     let bytes = try state.sessions.password(in: secret, caller: request.caller)
     switch KeySlot.Kind(rawValue: kind) {
     case .password: return .password(bytes)
     case .recovery: return .recoveryKey(try RecoveryKey(parsing: bytes))
-    case .tpm2, nil:
+    case .tpm2, .fido2, nil:
       throw DBusError(
         .invalidArgs, "a proof is a 'password' or a 'recovery' key, not '\(kind)'")
     }

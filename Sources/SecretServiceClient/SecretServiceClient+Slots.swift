@@ -65,6 +65,24 @@ extension SecretServiceClient {
       try secretValue(pin, contentType: "text/plain"))
   }
 
+  /// Adds a FIDO2 slot on the key plugged in (`pin`: its PIN, or empty); returns its id.
+  public func addFIDO2Slot(
+    to collection: ObjectPath, proof: SlotProof, label: String, pin: SecureBytes
+  ) async throws -> Int64 {
+    try await call(
+      Self.service, SecretService.SlotMethods.addFIDO2, collection, proof.kind,
+      try secretValue(proof.secret, contentType: "text/plain"), label,
+      try secretValue(pin, contentType: "text/plain"))
+  }
+
+  /// Unlocks the collection with the FIDO2 key plugged in; returns the slot that opened it.
+  @discardableResult
+  public func unlockWithFIDO2(_ collection: ObjectPath, pin: SecureBytes) async throws -> Int64 {
+    try await call(
+      Self.service, SecretService.SlotMethods.unlockWithFIDO2, collection,
+      try secretValue(pin, contentType: "text/plain"))
+  }
+
   /// Removes slot `slot` of the collection.
   public func removeSlot(_ slot: Int64, of collection: ObjectPath, proof: SlotProof) async throws {
     try await call(

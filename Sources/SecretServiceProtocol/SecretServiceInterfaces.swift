@@ -85,9 +85,9 @@ extension SecretService {
     public static let slots = Interface(
       slotsInterface,
       methods: [
-        SlotMethods.list, SlotMethods.addRecovery, SlotMethods.addTPM2, SlotMethods.remove,
-        SlotMethods.test, SlotMethods.unlockWithRecoveryKey, SlotMethods.unlockWithTPM2,
-        SlotMethods.resetPassword,
+        SlotMethods.list, SlotMethods.addRecovery, SlotMethods.addTPM2, SlotMethods.addFIDO2,
+        SlotMethods.remove, SlotMethods.test, SlotMethods.unlockWithRecoveryKey,
+        SlotMethods.unlockWithTPM2, SlotMethods.unlockWithFIDO2, SlotMethods.resetPassword,
       ])
 
     /// The Flatpak secret portal's backend.

@@ -40,6 +40,22 @@ extension SecretService {
     public static let unlockWithTPM2 = Takes<ObjectPath, Secret>.Returns<Int64>(
       slotsInterface, "UnlockWithTPM2", ["collection", "pin"], ["slot"],
       errors: [.noSession, .accessDenied, .invalidArgs, .noSuchObject, .ioError])
+    /// Adds a FIDO2 slot labelled `label`, proved as for AddRecovery: a credential made on the
+    /// FIDO2 key plugged in (touched twice), whose hmac-secret wraps the collection's key;
+    /// `pin` is the key's PIN when it has one (empty otherwise), then asked at every opening.
+    /// Returns the new slot's id.
+    public static let addFIDO2 = Takes<ObjectPath, String, Secret, String, Secret>
+      .Returns<Int64>(
+        slotsInterface, "AddFIDO2", ["collection", "proof_kind", "proof", "label", "pin"],
+        ["slot"],
+        errors: [
+          .noSession, .accessDenied, .gnomeDenied, .invalidArgs, .noSuchObject, .failed, .ioError,
+        ])
+    /// Unlocks the collection with the FIDO2 key plugged in (touched), with its `pin` for a
+    /// slot made with one. Returns the slot that opened it.
+    public static let unlockWithFIDO2 = Takes<ObjectPath, Secret>.Returns<Int64>(
+      slotsInterface, "UnlockWithFIDO2", ["collection", "pin"], ["slot"],
+      errors: [.noSession, .accessDenied, .invalidArgs, .noSuchObject, .ioError])
     /// Removes slot `slot`, proved as for AddRecovery. The password slot (0) cannot be removed.
     public static let remove = Takes<ObjectPath, Int64, String, Secret>.ReturnsNothing(
       slotsInterface, "Remove", ["collection", "slot", "proof_kind", "proof"],
@@ -65,7 +81,7 @@ extension SecretService {
 /// One slot as `org.keychain_linux.Slots.List` answers it.
 public struct SlotListing: Codable, Sendable, Equatable {
   public var id: Int64
-  /// `password`, `recovery` or `tpm2`.
+  /// `password`, `recovery`, `tpm2` or `fido2`.
   public var kind: String
   public var label: String
   /// Unix time.

@@ -35,4 +35,9 @@ public struct DaemonCore: Sendable {
 
   /// Adds an announcer that hears every store event after the Secret Service's.
   package func addAnnouncer(_ announcer: any ChangeAnnouncer) { state.addAnnouncer(announcer) }
+
+  /// Adds a way to open a collection with nothing typed, tried before a password dialog.
+  package func addDeviceUnlock(_ attempt: @escaping DeviceUnlocks.Attempt) {
+    state.unlocker.devices.add(attempt)
+  }
 }

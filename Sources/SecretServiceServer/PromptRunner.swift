@@ -116,8 +116,15 @@ package final class PromptRunner: Sendable {
     switch action {
     case .unlock(let collections, let objects, let app, let access):
       // Another prompt may have unlocked them while this one waited in the queue.
-      let locked = collections.filter { store.isLocked($0) }
+      var locked = collections.filter { store.isLocked($0) }
       var outcome = PromptOutcome(dismissed: false, result: objects.dbusValue)
+      // What a slot that needs nothing typed opens (a TPM slot without a PIN) needs no dialog.
+      for collection in locked {
+        guard let opened = unlocker.devices.open(collection) else { continue }
+        outcome.unlocked.append(collection)
+        outcome.hooked.merge(opened.hooked)
+      }
+      locked.removeAll { outcome.unlocked.contains($0) }
       guard !locked.isEmpty || access != nil else { return outcome }
       let dialog: any KeyringDialog
       do {

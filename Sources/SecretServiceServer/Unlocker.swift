@@ -13,12 +13,16 @@
 import KeychainCrypto
 import KeychainStore
 import Logging
+import Synchronization
 
 /// Opens collections with passwords (see the top of this file).
 public struct Unlocker: Sendable {
   let store: KeychainStore
   let hook: PasswordHook?
   let logger: Logger
+  /// Ways to open a collection with nothing typed, which front ends add (a TPM slot without a
+  /// PIN): a prompt tries them before it shows a password dialog.
+  package let devices = DeviceUnlocks()
 
   /// What an unlock did.
   public struct Outcome: Sendable {
@@ -96,5 +100,25 @@ public struct Unlocker: Sendable {
     } catch {
       logger.warning("could not note how the login collection was unlocked: \(error)")
     }
+  }
+}
+
+/// Ways to open a collection with nothing typed (see `Unlocker.devices`). After a login with no
+/// password (a fingerprint, a smart card), PAM had nothing to unlock the keyring with: the
+/// first program that needs it then gets it through one of these instead of a dialog.
+package final class DeviceUnlocks: Sendable {
+  /// Opens a collection (blocking) and says how, or returns nil when it cannot.
+  package typealias Attempt = @Sendable (String) -> Unlocker.Outcome?
+
+  private let attempts = Mutex<[Attempt]>([])
+
+  package func add(_ attempt: @escaping Attempt) { attempts.withLock { $0.append(attempt) } }
+
+  /// The first attempt's outcome that opened `collection`, or nil.
+  package func open(_ collection: String) -> Unlocker.Outcome? {
+    for attempt in attempts.withLock({ $0 }) {
+      if let outcome = attempt(collection) { return outcome }
+    }
+    return nil
   }
 }

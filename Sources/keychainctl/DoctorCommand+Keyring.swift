@@ -37,7 +37,8 @@ extension Doctor {
   }
 
   /// The slots that open the default keyring. A recovery key works on any machine (it is
-  /// typed); without one, a lost password loses the keyring, which is worth saying.
+  /// typed); without one, a lost password loses the keyring, which is worth saying. Whether a
+  /// TPM or FIDO2 slot works here, `keychainctl slot test` says (it needs the device).
   func keySlots() async -> Finding {
     let check = "key slots"
     guard let client = try? await SecretServiceClient.connect(),
@@ -46,19 +47,28 @@ extension Doctor {
     else {
       return Finding(check: check, level: .ok, detail: "no default keyring to open yet")
     }
+    let kinds = ["recovery": "recovery key", "tpm2": "this machine's TPM", "fido2": "FIDO2 key"]
     let named = slots.map { slot in
       slot.kind == "password"
         ? "password"
-        : "recovery key \(slot.id)" + (slot.label.isEmpty ? "" : " “\(slot.label)”")
+        : "\(kinds[slot.kind] ?? slot.kind) (slot \(slot.id))"
+          + (slot.label.isEmpty ? "" : " “\(slot.label)”")
     }
     let name = path.rawValue.split(separator: "/").last.map(String.init) ?? path.rawValue
-    let detail = "\(name) opens with: " + named.joined(separator: ", ")
+    var detail = "\(name) opens with: " + named.joined(separator: ", ")
+    var level = Finding.Level.ok
+    if slots.contains(where: { $0.kind == "tpm2" }),
+      !FileManager.default.fileExists(atPath: "/dev/tpmrm0")
+    {
+      detail += "; there is no /dev/tpmrm0, so a TPM slot cannot open it here"
+      level = .warning
+    }
     guard slots.contains(where: { $0.kind == "recovery" }) else {
       return Finding(
-        check: check, level: .ok, detail: detail + " (a lost password loses it)",
+        check: check, level: level, detail: detail + " (a lost password loses it)",
         advice: "keychainctl slot add recovery makes a recovery key to keep on paper")
     }
-    return Finding(check: check, level: .ok, detail: detail)
+    return Finding(check: check, level: level, detail: detail)
   }
 
   /// The access-control mode (in force, asked for, kept), items no program owns, and the

@@ -164,17 +164,30 @@ struct Unlock: AsyncParsableCommand {
       With --password-stdin, one collection is unlocked with the password given: the one named, \
       or the default collection. With --recovery, it is unlocked with one of its recovery keys \
       (`keychainctl slot add recovery`), typed at the terminal or read from standard input; \
-      with --tpm2, with this machine's TPM (`keychainctl slot add tpm2`).
+      with --tpm2, with this machine's TPM (`keychainctl slot add tpm2`); with --fido2, with a \
+      FIDO2 key (`keychainctl slot add fido2`).
       """)
 
   @Option(help: "The collection's object path or label.") var collection: String?
   @Flag(help: .passwordStdin) var passwordStdin = false
   @Flag(help: "Unlock with a recovery key instead of the password.") var recovery = false
   @Flag(help: "Unlock with this machine's TPM (a tpm2 slot).") var tpm2 = false
-  @Flag(help: "With --tpm2: ask for the slot's PIN.") var withPin = false
+  @Flag(help: "Unlock with the FIDO2 key plugged in (a fido2 slot); touch it.") var fido2 = false
+  @Flag(help: "With --tpm2 or --fido2: ask for the slot's PIN.") var withPin = false
 
   func run() async throws {
     let client = try await connectedClient()
+    if fido2 {
+      guard let path = try await passwordTarget(client) else {
+        complain("keychainctl: there is no default collection; name one with --collection")
+        throw Exit.failure
+      }
+      let pin = withPin ? SecretInput.line(prompt: "FIDO2 key PIN: ") ?? [] : []
+      if SecretInput.isTerminal { complain("Touch the FIDO2 key when it blinks.") }
+      return try await sayingWhy {
+        try await client.unlockWithFIDO2(path, pin: SecureBytes(copying: pin))
+      }
+    }
     if tpm2 {
       guard let path = try await passwordTarget(client) else {
         complain("keychainctl: there is no default collection; name one with --collection")

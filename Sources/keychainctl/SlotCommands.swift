@@ -19,8 +19,10 @@ struct SlotCommand: AsyncParsableCommand {
       64 letters shown once, which unlock the collection (`keychainctl unlock --recovery`) or \
       set a new password when the old one is lost (`keychainctl passwd --recovery`). A TPM \
       slot opens it on this machine only, with or without a PIN, optionally only while the \
-      PCRs named hold today's values (`keychainctl unlock --tpm2`). Adding or removing a slot \
-      needs the password or a recovery key of the collection.
+      PCRs named hold today's values (`keychainctl unlock --tpm2`). A FIDO2 slot opens it with \
+      a FIDO2 key that supports hmac-secret, touched, and its PIN if it has one \
+      (`keychainctl unlock --fido2`). Adding or removing a slot needs the password or a \
+      recovery key of the collection.
       """,
     subcommands: [ListSlots.self, Add.self, Remove.self, Test.self])
 
@@ -97,30 +99,34 @@ struct SlotCommand: AsyncParsableCommand {
 
   struct Add: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Add a recovery key or a TPM slot to a collection.",
+      abstract: "Add a recovery key, a TPM slot or a FIDO2 key to a collection.",
       discussion: """
         recovery: the key is printed alone on standard output, this once; what to do with it \
         goes to standard error. Keep it on paper or in a password manager of its own: it opens \
         the collection without the password. tpm2: a secret sealed to this machine's TPM \
         (keychaind.conf's tpm2-tcti says where it is); with --with-pin, the TPM gives it back \
         only with the PIN (typed twice, or the line after the password on standard input), \
-        and locks out guessing; with --pcrs, only while those PCRs hold today's values.
+        and locks out guessing; with --pcrs, only while those PCRs hold today's values. fido2: \
+        a credential on the FIDO2 key plugged in (touch it twice); with --with-pin, the key's \
+        own PIN, asked at every unlock.
         """)
-    @Argument(help: "The kind of slot: recovery or tpm2.") var kind: String
+    @Argument(help: "The kind of slot: recovery, tpm2 or fido2.") var kind: String
     @OptionGroup var target: Target
     @Option(help: "A label that says where the key is kept.") var label = ""
     @OptionGroup var proof: Proof
-    @Flag(help: "tpm2: ask for a PIN, which opening will need.") var withPin = false
+    @Flag(help: "tpm2: ask for a new PIN, which opening will need; fido2: the key's PIN.")
+    var withPin = false
     @Option(help: "tpm2: SHA-256 PCRs to bind to, such as 7 or 7,14.") var pcrs: String?
 
     func validate() throws {
-      guard kind == "recovery" || kind == "tpm2" else {
-        throw ValidationError(
-          "'\(kind)': the slots this keychaind can add are: recovery, tpm2 (fido2 is not built "
-            + "yet)")
+      guard ["recovery", "tpm2", "fido2"].contains(kind) else {
+        throw ValidationError("'\(kind)': a slot is recovery, tpm2 or fido2")
       }
-      guard kind == "tpm2" || (!withPin && pcrs == nil) else {
-        throw ValidationError("--with-pin and --pcrs are for tpm2 slots")
+      guard kind != "recovery" || !withPin else {
+        throw ValidationError("--with-pin is for tpm2 and fido2 slots")
+      }
+      guard kind == "tpm2" || pcrs == nil else {
+        throw ValidationError("--pcrs is for tpm2 slots")
       }
       _ = try pcrList()
     }
@@ -148,6 +154,15 @@ struct SlotCommand: AsyncParsableCommand {
             pcrs: try pcrList())
         }
         return print("slot \(slot) added: this machine's TPM opens \(path.rawValue)")
+      }
+      if kind == "fido2" {
+        let pin = withPin ? SecretInput.line(prompt: "FIDO2 key PIN: ") ?? [] : []
+        complain("Touch the FIDO2 key when it blinks (twice).")
+        let slot = try await sayingWhy {
+          try await client.addFIDO2Slot(
+            to: path, proof: given, label: label, pin: SecureBytes(copying: pin))
+        }
+        return print("slot \(slot) added: this FIDO2 key opens \(path.rawValue)")
       }
       let (slot, key) = try await sayingWhy {
         try await client.addRecoverySlot(to: path, proof: given, label: label)
@@ -193,9 +208,11 @@ struct SlotCommand: AsyncParsableCommand {
         switch kind {
         case "password": "Keyring password: "
         case "tpm2": "TPM PIN (empty for none): "
+        case "fido2": "FIDO2 key PIN (empty for none): "
         default: "Recovery key: "
         }
-      guard let line = SecretInput.line(prompt: prompt) ?? (kind == "tpm2" ? [] : nil) else {
+      let device = kind == "tpm2" || kind == "fido2"
+      guard let line = SecretInput.line(prompt: prompt) ?? (device ? [] : nil) else {
         throw ValidationError("nothing was given to test")
       }
       try await sayingWhy {

@@ -17,6 +17,8 @@ struct Configuration: Equatable {
   var dataDirectory: String?
   /// Where the TPM is, in tpm2-tss's TCTI syntax, for TPM key slots.
   var tpm2TCTI = TPM2.defaultTCTI
+  /// The FIDO2 key for FIDO2 key slots: a hidraw path, or "" for the first one plugged in.
+  var fido2Device = ""
   /// Whether keychaind serves KDE's KWallet API on org.kde.kwalletd5 and org.kde.kwalletd6.
   var kwallet = true
   /// Per-application access: `audit` identifies and logs every access and changes no reply;
@@ -74,6 +76,7 @@ struct Configuration: Equatable {
       case "pinentry": configuration.pinentry = value
       case "data-dir": configuration.dataDirectory = value
       case "tpm2-tcti": configuration.tpm2TCTI = value
+      case "fido2-device": configuration.fido2Device = value
       case "kwallet", "access-notify":
         guard let on = Bool(value.lowercased()) else {
           throw Failure(description: "\(origin):\(number + 1): \(key) is true or false")

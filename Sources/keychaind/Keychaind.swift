@@ -137,7 +137,10 @@ struct Keychaind: AsyncParsableCommand {
           try Configuration.set("access-control", to: mode.rawValue, in: configurationFile)
           return configurationFile
         }, notify: configuration.accessNotify))
-    daemon.serve { ManagementFrontEnd(core: $0, tpm2TCTI: configuration.tpm2TCTI) }
+    daemon.serve {
+      ManagementFrontEnd(
+        core: $0, tpm2TCTI: configuration.tpm2TCTI, fido2Device: configuration.fido2Device)
+    }
     daemon.serve { PortalFrontEnd(core: $0) }
     if configuration.kwallet {
       daemon.serve { KWalletFrontEnd(core: $0, kwalletrc: KWalletSettings.path(environment)) }

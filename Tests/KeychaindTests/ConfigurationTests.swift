@@ -164,7 +164,7 @@ import Testing
     .map { $0.dropFirst().split(separator: " ")[0] }
     #expect(
       settings.sorted() == [
-        "access-control", "access-notify", "data-dir", "kwallet", "lock-after-idle",
+        "access-control", "access-notify", "data-dir", "fido2-device", "kwallet", "lock-after-idle",
         "lock-after-unused", "lock-at-logout", "lock-before-sleep", "lock-on-screen-lock",
         "pinentry", "tpm2-tcti",
       ])

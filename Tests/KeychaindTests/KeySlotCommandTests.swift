@@ -87,9 +87,9 @@ import Testing
     #expect(try run(daemon, ["lock", "--collection", "Vault"]).status == 0)
     #expect(try run(daemon, ["unlock", "--recovery"], key + "\n").status == 1)
 
-    // A slot kind not built is refused by name, before anything is asked.
-    let fido = try run(daemon, ["slot", "add", "fido2"])
-    #expect(fido.status == 64 && fido.stderr.contains("not built yet"))
+    // A kind of slot that does not exist is refused by name, before anything is asked.
+    let unknown = try run(daemon, ["slot", "add", "fingerprint"])
+    #expect(unknown.status == 64 && unknown.stderr.contains("a slot is recovery, tpm2 or fido2"))
     #expect(try run(daemon, ["doctor"]).stdout.contains("key slots: Vault opens with: password"))
 
     // The key went to keychainctl's standard output only: not into keychaind's log.
@@ -116,9 +116,18 @@ import Testing
     #expect(
       try run(daemon, ["store", "--label=Mail", "service", "mail"], "kept secret").status == 0)
 
+    // No dialog can be shown here (no pinentry): a locked keyring stays locked to a program.
+    #expect(try run(daemon, ["lock", "--collection", "Vault"]).status == 0)
+    #expect(try daemon.run("secret-tool", ["lookup", "service", "mail"]).stdout == "")
+
     // A slot with no PIN: unlocking takes nothing typed.
     let plain = try run(daemon, ["slot", "add", "tpm2", "--label", "laptop"], "vault pw\n")
     #expect(plain.status == 0, "\(plain.stderr)\n\(daemon.log)")
+    // …and a program that needs the keyring gets it without the dialog, as after a login with
+    // a fingerprint.
+    let lookup = try daemon.run("secret-tool", ["lookup", "service", "mail"])
+    #expect(lookup.stdout == "kept secret", "\(lookup.stderr)\n\(daemon.log)")
+    #expect(daemon.log.contains("unlocked Vault with TPM slot 1 instead of a dialog"))
     #expect(try run(daemon, ["lock", "--collection", "Vault"]).status == 0)
     let unlocked = try run(daemon, ["unlock", "--tpm2"])
     #expect(unlocked.status == 0, "\(unlocked.stderr)")

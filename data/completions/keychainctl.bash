@@ -243,7 +243,7 @@ _keychainctl_lock() {
 
 _keychainctl_unlock() {
     repeating_flags=()
-    non_repeating_flags=(--password-stdin --recovery --tpm2 --with-pin -h --help)
+    non_repeating_flags=(--password-stdin --recovery --tpm2 --fido2 --with-pin -h --help)
     repeating_options=()
     non_repeating_options=(--collection)
     __keychainctl_offer_flags_options 0
