@@ -26,6 +26,12 @@ public struct KeySlot: Equatable, Sendable {
     /// The hmac-secret a FIDO2 key derives from its credential and a salt (`SealedSlot`
     /// keeps both).
     case fido2
+    /// Both a TPM and a FIDO2 key, together: the slot's secret is made of both secrets, so
+    /// neither opens it alone (a policy of `tpm2 AND fido2`).
+    case tpm2AndFIDO2 = "tpm2+fido2"
+
+    /// Whether the slot opens the collection by itself, or only with another device too.
+    public var opensAlone: Bool { self != .tpm2AndFIDO2 }
   }
 
   /// The password slot's id; other slots count from 1.

@@ -145,7 +145,7 @@ enum Schema {
           CREATE TABLE key_slot (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             collectionID INTEGER NOT NULL REFERENCES collection(id) ON DELETE CASCADE,
-            kind TEXT NOT NULL,              -- 'recovery', 'tpm2' or 'fido2'
+            kind TEXT NOT NULL,              -- 'recovery', 'tpm2', 'fido2', 'tpm2+fido2'
             sealedLabel BLOB NOT NULL,       -- AES-GCM under the metadata key
             created INTEGER NOT NULL,
             lastUsed INTEGER,                -- when it last opened the collection; NULL: never

@@ -35,6 +35,7 @@ public struct UnlockRecord: Codable, Equatable, Sendable {
     public static let recoveryKey = "recovery key (keychainctl unlock --recovery)"
     public static let tpm2 = "TPM slot"
     public static let fido2 = "FIDO2 slot"
+    public static let tpm2AndFIDO2 = "TPM and FIDO2 slot"
 
     /// Whether `route` is a login's: one of the PAM ones.
     public static func isLogin(_ route: String) -> Bool { route.hasPrefix("pam_") }

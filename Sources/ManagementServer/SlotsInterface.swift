@@ -29,6 +29,8 @@ struct SlotsInterface: DBusInterface {
     table.on(Methods.unlockWithTPM2, unlockWithTPM2)
     table.on(Methods.addFIDO2, addFIDO2)
     table.on(Methods.unlockWithFIDO2, unlockWithFIDO2)
+    table.on(Methods.addTPM2AndFIDO2, addTPM2AndFIDO2)
+    table.on(Methods.unlockWithTPM2AndFIDO2, unlockWithTPM2AndFIDO2)
     table.on(Methods.remove, remove)
     table.on(Methods.test, test)
     table.on(Methods.unlockWithRecoveryKey, unlockWithRecoveryKey)
@@ -87,11 +89,14 @@ struct SlotsInterface: DBusInterface {
       throw DBusError(.invalidArgs, "collection '\(collection)' has no key slot \(slot)")
     }
     switch kind {
-    case .tpm2, .fido2:
-      // The secret sent is the slot's PIN, or empty.
+    case .tpm2, .fido2, .tpm2AndFIDO2:
+      // The secret sent is the slot's PIN, or empty (both PINs for tpm2+fido2).
       let pin = try state.sessions.password(in: secret, caller: request.caller)
-      if kind == .fido2 { return try await testFIDO2(slot, of: collection, pin: pin, view) }
-      return try await testTPM2(slot, of: collection, pin: pin, view)
+      switch kind {
+      case .fido2: return try await testFIDO2(slot, of: collection, pin: pin, view)
+      case .tpm2AndFIDO2: return try await testTPM2AndFIDO2(slot, of: collection, pins: pin, view)
+      default: return try await testTPM2(slot, of: collection, pin: pin, view)
+      }
     case .password, .recovery:
       let given = try self.proof(kind.rawValue, secret, request)
       try await view.write { try $0.testSlot(slot, of: collection, with: given) }
@@ -142,7 +147,7 @@ struct SlotsInterface: DBusInterface {
     switch KeySlot.Kind(rawValue: kind) {
     case .password: return .password(bytes)
     case .recovery: return .recoveryKey(try RecoveryKey(parsing: bytes))
-    case .tpm2, .fido2, nil:
+    case .tpm2, .fido2, .tpm2AndFIDO2, nil:
       throw DBusError(
         .invalidArgs, "a proof is a 'password' or a 'recovery' key, not '\(kind)'")
     }

@@ -83,6 +83,29 @@ extension SecretServiceClient {
       try secretValue(pin, contentType: "text/plain"))
   }
 
+  /// Adds a slot that the TPM and the FIDO2 key plugged in open only together; returns its id.
+  public func addTPM2AndFIDO2Slot(
+    to collection: ObjectPath, proof: SlotProof, label: String, tpmPIN: SecureBytes,
+    pcrs: [UInt32], fido2PIN: SecureBytes
+  ) async throws -> Int64 {
+    try await call(
+      Self.service, SecretService.SlotMethods.addTPM2AndFIDO2, collection, proof.kind,
+      try secretValue(proof.secret, contentType: "text/plain"), label,
+      try secretValue(tpmPIN, contentType: "text/plain"), pcrs,
+      try secretValue(fido2PIN, contentType: "text/plain"))
+  }
+
+  /// Unlocks the collection with a slot that needs the TPM and the FIDO2 key together.
+  @discardableResult
+  public func unlockWithTPM2AndFIDO2(
+    _ collection: ObjectPath, tpmPIN: SecureBytes, fido2PIN: SecureBytes
+  ) async throws -> Int64 {
+    try await call(
+      Self.service, SecretService.SlotMethods.unlockWithTPM2AndFIDO2, collection,
+      try secretValue(tpmPIN, contentType: "text/plain"),
+      try secretValue(fido2PIN, contentType: "text/plain"))
+  }
+
   /// Removes slot `slot` of the collection.
   public func removeSlot(_ slot: Int64, of collection: ObjectPath, proof: SlotProof) async throws {
     try await call(

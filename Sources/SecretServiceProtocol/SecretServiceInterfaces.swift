@@ -87,7 +87,8 @@ extension SecretService {
       methods: [
         SlotMethods.list, SlotMethods.addRecovery, SlotMethods.addTPM2, SlotMethods.addFIDO2,
         SlotMethods.remove, SlotMethods.test, SlotMethods.unlockWithRecoveryKey,
-        SlotMethods.unlockWithTPM2, SlotMethods.unlockWithFIDO2, SlotMethods.resetPassword,
+        SlotMethods.unlockWithTPM2, SlotMethods.unlockWithFIDO2, SlotMethods.addTPM2AndFIDO2,
+        SlotMethods.unlockWithTPM2AndFIDO2, SlotMethods.resetPassword,
       ])
 
     /// The Flatpak secret portal's backend.

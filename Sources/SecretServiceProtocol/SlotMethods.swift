@@ -56,13 +56,28 @@ extension SecretService {
     public static let unlockWithFIDO2 = Takes<ObjectPath, Secret>.Returns<Int64>(
       slotsInterface, "UnlockWithFIDO2", ["collection", "pin"], ["slot"],
       errors: [.noSession, .accessDenied, .invalidArgs, .noSuchObject, .ioError])
+    /// Adds a slot that only a TPM and a FIDO2 key open together (a policy of `tpm2 AND
+    /// fido2`): its secret is made of a secret sealed to the TPM (with `tpm_pin` and `pcrs`,
+    /// as for AddTPM2) and the key's hmac-secret (with `fido2_pin`, as for AddFIDO2).
+    public static let addTPM2AndFIDO2 = Takes<
+      ObjectPath, String, Secret, String, Secret, [UInt32], Secret
+    >.Returns<Int64>(
+      slotsInterface, "AddTPM2AndFIDO2",
+      ["collection", "proof_kind", "proof", "label", "tpm_pin", "pcrs", "fido2_pin"], ["slot"],
+      errors: [
+        .noSession, .accessDenied, .gnomeDenied, .invalidArgs, .noSuchObject, .failed, .ioError,
+      ])
+    /// Unlocks the collection with a slot that needs the TPM and the FIDO2 key together.
+    public static let unlockWithTPM2AndFIDO2 = Takes<ObjectPath, Secret, Secret>.Returns<Int64>(
+      slotsInterface, "UnlockWithTPM2AndFIDO2", ["collection", "tpm_pin", "fido2_pin"], ["slot"],
+      errors: [.noSession, .accessDenied, .invalidArgs, .noSuchObject, .failed, .ioError])
     /// Removes slot `slot`, proved as for AddRecovery. The password slot (0) cannot be removed.
     public static let remove = Takes<ObjectPath, Int64, String, Secret>.ReturnsNothing(
       slotsInterface, "Remove", ["collection", "slot", "proof_kind", "proof"],
       errors: [.noSession, .accessDenied, .gnomeDenied, .invalidArgs, .noSuchObject, .ioError])
     /// Checks that `secret` opens slot `slot` (a password for slot 0, a recovery key for a
-    /// recovery slot, the PIN, or nothing, for a TPM slot), changing nothing; an error says
-    /// why not.
+    /// recovery slot, the PIN, or nothing, for a TPM or FIDO2 slot; the TPM's PIN, a NUL and
+    /// the key's for a tpm2+fido2 slot), changing nothing; an error says why not.
     public static let test = Takes<ObjectPath, Int64, Secret>.ReturnsNothing(
       slotsInterface, "Test", ["collection", "slot", "secret"],
       errors: [.noSession, .accessDenied, .gnomeDenied, .invalidArgs, .noSuchObject])
@@ -81,14 +96,15 @@ extension SecretService {
 /// One slot as `org.keychain_linux.Slots.List` answers it.
 public struct SlotListing: Codable, Sendable, Equatable {
   public var id: Int64
-  /// `password`, `recovery`, `tpm2` or `fido2`.
+  /// `password`, `recovery`, `tpm2`, `fido2` or `tpm2+fido2`.
   public var kind: String
   public var label: String
   /// Unix time.
   public var created: Int64
   /// Unix time it last opened the collection; nil when never, or not recorded (the password).
   public var lastUsed: Int64?
-  /// What else opening it takes (`pin`, `pcrs=7+14`), comma-separated; nil when nothing.
+  /// What else opening it takes (`pin`, `pcrs=7+14`), comma-separated; for a tpm2+fido2
+  /// slot, the TPM's and the key's (`tpm2=pin,pcrs=7;fido2=`); nil when nothing.
   public var policy: String?
 
   public init(

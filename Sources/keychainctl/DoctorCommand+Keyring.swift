@@ -47,7 +47,10 @@ extension Doctor {
     else {
       return Finding(check: check, level: .ok, detail: "no default keyring to open yet")
     }
-    let kinds = ["recovery": "recovery key", "tpm2": "this machine's TPM", "fido2": "FIDO2 key"]
+    let kinds = [
+      "recovery": "recovery key", "tpm2": "this machine's TPM", "fido2": "FIDO2 key",
+      "tpm2+fido2": "the TPM and a FIDO2 key together",
+    ]
     let named = slots.map { slot in
       slot.kind == "password"
         ? "password"
@@ -57,7 +60,7 @@ extension Doctor {
     let name = path.rawValue.split(separator: "/").last.map(String.init) ?? path.rawValue
     var detail = "\(name) opens with: " + named.joined(separator: ", ")
     var level = Finding.Level.ok
-    if slots.contains(where: { $0.kind == "tpm2" }),
+    if slots.contains(where: { $0.kind.hasPrefix("tpm2") }),
       !FileManager.default.fileExists(atPath: "/dev/tpmrm0")
     {
       detail += "; there is no /dev/tpmrm0, so a TPM slot cannot open it here"

@@ -165,7 +165,7 @@ struct Unlock: AsyncParsableCommand {
       or the default collection. With --recovery, it is unlocked with one of its recovery keys \
       (`keychainctl slot add recovery`), typed at the terminal or read from standard input; \
       with --tpm2, with this machine's TPM (`keychainctl slot add tpm2`); with --fido2, with a \
-      FIDO2 key (`keychainctl slot add fido2`).
+      FIDO2 key (`keychainctl slot add fido2`); with both, with a slot that needs both.
       """)
 
   @Option(help: "The collection's object path or label.") var collection: String?
@@ -173,10 +173,25 @@ struct Unlock: AsyncParsableCommand {
   @Flag(help: "Unlock with a recovery key instead of the password.") var recovery = false
   @Flag(help: "Unlock with this machine's TPM (a tpm2 slot).") var tpm2 = false
   @Flag(help: "Unlock with the FIDO2 key plugged in (a fido2 slot); touch it.") var fido2 = false
-  @Flag(help: "With --tpm2 or --fido2: ask for the slot's PIN.") var withPin = false
+  @Flag(help: "With --tpm2 or --fido2: ask for the slot's PIN (the TPM's when both).")
+  var withPin = false
+  @Flag(help: "With --tpm2 --fido2: ask for the FIDO2 key's PIN.") var withFido2Pin = false
 
   func run() async throws {
     let client = try await connectedClient()
+    if tpm2 && fido2 {
+      guard let path = try await passwordTarget(client) else {
+        complain("keychainctl: there is no default collection; name one with --collection")
+        throw Exit.failure
+      }
+      let tpmPIN = withPin ? SecretInput.line(prompt: "TPM PIN: ") ?? [] : []
+      let keyPIN = withFido2Pin ? SecretInput.line(prompt: "FIDO2 key PIN: ") ?? [] : []
+      if SecretInput.isTerminal { complain("Touch the FIDO2 key when it blinks.") }
+      return try await sayingWhy {
+        try await client.unlockWithTPM2AndFIDO2(
+          path, tpmPIN: SecureBytes(copying: tpmPIN), fido2PIN: SecureBytes(copying: keyPIN))
+      }
+    }
     if fido2 {
       guard let path = try await passwordTarget(client) else {
         complain("keychainctl: there is no default collection; name one with --collection")

@@ -21,8 +21,9 @@ struct SlotCommand: AsyncParsableCommand {
       slot opens it on this machine only, with or without a PIN, optionally only while the \
       PCRs named hold today's values (`keychainctl unlock --tpm2`). A FIDO2 slot opens it with \
       a FIDO2 key that supports hmac-secret, touched, and its PIN if it has one \
-      (`keychainctl unlock --fido2`). Adding or removing a slot needs the password or a \
-      recovery key of the collection.
+      (`keychainctl unlock --fido2`). A tpm2+fido2 slot needs both together (`keychainctl \
+      unlock --tpm2 --fido2`); every other slot opens alone. Adding or removing a slot needs \
+      the password or a recovery key of the collection.
       """,
     subcommands: [ListSlots.self, Add.self, Remove.self, Test.self])
 
@@ -87,7 +88,8 @@ struct SlotCommand: AsyncParsableCommand {
           slot.kind == "password"
           ? "" : ", last used " + (slot.lastUsed.map(Self.date) ?? "never")
         let label = slot.label.isEmpty ? "" : " “\(slot.label)”"
-        let policy = slot.policy.map { " (\($0))" } ?? ""
+        let policy =
+          (slot.policy.map { " (\($0))" } ?? "") + (slot.kind.contains("+") ? ", both needed" : "")
         print("\(slot.id)  \(slot.kind)\(policy)\(label), made \(created)\(used)")
       }
     }
@@ -108,25 +110,30 @@ struct SlotCommand: AsyncParsableCommand {
         only with the PIN (typed twice, or the line after the password on standard input), \
         and locks out guessing; with --pcrs, only while those PCRs hold today's values. fido2: \
         a credential on the FIDO2 key plugged in (touch it twice); with --with-pin, the key's \
-        own PIN, asked at every unlock.
+        own PIN, asked at every unlock. tpm2+fido2: both, needed together; --with-pin and \
+        --pcrs are the TPM's, --with-fido2-pin the key's.
         """)
-    @Argument(help: "The kind of slot: recovery, tpm2 or fido2.") var kind: String
+    @Argument(help: "The kind of slot: recovery, tpm2, fido2 or tpm2+fido2.") var kind: String
     @OptionGroup var target: Target
     @Option(help: "A label that says where the key is kept.") var label = ""
     @OptionGroup var proof: Proof
     @Flag(help: "tpm2: ask for a new PIN, which opening will need; fido2: the key's PIN.")
     var withPin = false
     @Option(help: "tpm2: SHA-256 PCRs to bind to, such as 7 or 7,14.") var pcrs: String?
+    @Flag(help: "tpm2+fido2: the FIDO2 key's PIN.") var withFido2Pin = false
 
     func validate() throws {
-      guard ["recovery", "tpm2", "fido2"].contains(kind) else {
-        throw ValidationError("'\(kind)': a slot is recovery, tpm2 or fido2")
+      guard ["recovery", "tpm2", "fido2", "tpm2+fido2"].contains(kind) else {
+        throw ValidationError("'\(kind)': a slot is recovery, tpm2, fido2 or tpm2+fido2")
       }
       guard kind != "recovery" || !withPin else {
         throw ValidationError("--with-pin is for tpm2 and fido2 slots")
       }
-      guard kind == "tpm2" || pcrs == nil else {
+      guard kind.hasPrefix("tpm2") || pcrs == nil else {
         throw ValidationError("--pcrs is for tpm2 slots")
+      }
+      guard kind == "tpm2+fido2" || !withFido2Pin else {
+        throw ValidationError("--with-fido2-pin is for tpm2+fido2 slots")
       }
       _ = try pcrList()
     }
@@ -154,6 +161,19 @@ struct SlotCommand: AsyncParsableCommand {
             pcrs: try pcrList())
         }
         return print("slot \(slot) added: this machine's TPM opens \(path.rawValue)")
+      }
+      if kind == "tpm2+fido2" {
+        let tpmPIN = withPin ? try SecretInput.newPassword(prompt: "New TPM PIN: ") : []
+        let keyPIN = withFido2Pin ? SecretInput.line(prompt: "FIDO2 key PIN: ") ?? [] : []
+        complain("Touch the FIDO2 key when it blinks (twice).")
+        let slot = try await sayingWhy {
+          try await client.addTPM2AndFIDO2Slot(
+            to: path, proof: given, label: label, tpmPIN: SecureBytes(copying: tpmPIN),
+            pcrs: try pcrList(), fido2PIN: SecureBytes(copying: keyPIN))
+        }
+        return print(
+          "slot \(slot) added: this machine's TPM and this FIDO2 key open \(path.rawValue) together"
+        )
       }
       if kind == "fido2" {
         let pin = withPin ? SecretInput.line(prompt: "FIDO2 key PIN: ") ?? [] : []
@@ -209,14 +229,19 @@ struct SlotCommand: AsyncParsableCommand {
         case "password": "Keyring password: "
         case "tpm2": "TPM PIN (empty for none): "
         case "fido2": "FIDO2 key PIN (empty for none): "
+        case "tpm2+fido2": "TPM PIN (empty for none): "
         default: "Recovery key: "
         }
       let device = kind == "tpm2" || kind == "fido2"
       guard let line = SecretInput.line(prompt: prompt) ?? (device ? [] : nil) else {
         throw ValidationError("nothing was given to test")
       }
+      // A tpm2+fido2 slot's two PINs go as one secret, a NUL between them.
+      let secret =
+        kind == "tpm2+fido2"
+        ? line + [0] + (SecretInput.line(prompt: "FIDO2 key PIN (empty for none): ") ?? []) : line
       try await sayingWhy {
-        try await client.testSlot(slot, of: path, secret: SecureBytes(copying: line))
+        try await client.testSlot(slot, of: path, secret: SecureBytes(copying: secret))
       }
       print("slot \(slot) opens \(path.rawValue)")
     }
