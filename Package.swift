@@ -112,10 +112,13 @@ let package = Package(
       dependencies: [
         "Keychain", "SecretServiceClient", "SecretServiceProtocol", "KWalletProtocol",
         "KeychainCrypto", "KeychainDBus", "KeychainStore", "KeychainImport", "KeyringControl",
-        "KeychainSystem", "KeychainAccess",
+        "KeychainSystem", "KeychainAccess", "CKeychainQR",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),
       ]),
+    // A new recovery key as a QR code, through libqrencode, loaded with dlopen: C, imported by
+    // keychainctl alone.
+    .target(name: "CKeychainQR"),
 
     // The seeds' sample code, compiled as it is written (import Keychain for import Security).
     .executableTarget(name: "keychain-samples", dependencies: ["Keychain"]),

@@ -10,6 +10,10 @@ import KeychainDBus
 import SecretServiceClient
 import SecretServiceProtocol
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 struct SlotCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "slot",
@@ -121,6 +125,10 @@ struct SlotCommand: AsyncParsableCommand {
     var withPin = false
     @Option(help: "tpm2: SHA-256 PCRs to bind to, such as 7 or 7,14.") var pcrs: String?
     @Flag(help: "tpm2+fido2: the FIDO2 key's PIN.") var withFido2Pin = false
+    @Flag(
+      help:
+        "recovery: also show the key as a QR code on standard error (the default when that is a terminal)."
+    ) var qr = false
 
     func validate() throws {
       guard ["recovery", "tpm2", "fido2", "tpm2+fido2"].contains(kind) else {
@@ -131,6 +139,9 @@ struct SlotCommand: AsyncParsableCommand {
       }
       guard kind.hasPrefix("tpm2") || pcrs == nil else {
         throw ValidationError("--pcrs is for tpm2 slots")
+      }
+      guard kind == "recovery" || !qr else {
+        throw ValidationError("--qr is for recovery slots")
       }
       guard kind == "tpm2+fido2" || !withFido2Pin else {
         throw ValidationError("--with-fido2-pin is for tpm2+fido2 slots")
@@ -193,6 +204,13 @@ struct SlotCommand: AsyncParsableCommand {
         and keep it apart from this computer. `keychainctl unlock --recovery` opens the \
         collection with it; `keychainctl passwd --recovery` sets a new password with it.
         """)
+      if qr || isatty(STDERR_FILENO) != 0 {
+        if let code = RecoveryKeyQR.render(key) {
+          complain(code)
+        } else if qr {
+          complain("keychainctl: no QR code: libqrencode (libqrencode4) is not installed")
+        }
+      }
       FileHandle.standardOutput.write(Data(key.copyBytes() + [UInt8(ascii: "\n")]))
     }
   }

@@ -89,13 +89,42 @@ import Testing
 
     // A kind of slot that does not exist is refused by name, before anything is asked.
     let unknown = try run(daemon, ["slot", "add", "fingerprint"])
-    #expect(unknown.status == 64 && unknown.stderr.contains("a slot is recovery, tpm2 or fido2"))
+    #expect(
+      unknown.status == 64
+        && unknown.stderr.contains("a slot is recovery, tpm2, fido2 or tpm2+fido2"))
     #expect(try run(daemon, ["doctor"]).stdout.contains("key slots: Vault opens with: password"))
 
     // The key went to keychainctl's standard output only: not into keychaind's log.
     #expect(!daemon.log.contains(key.prefix(17)))
     #expect(!daemon.log.contains(typed.prefix(17)))
     #expect(daemon.log.contains("key slots: added recovery key slot 1 to Vault"))
+    #expect(daemon.terminate() == 0, "\(daemon.log)")
+  }
+
+  @Test(
+    .enabled(
+      if: FileManager.default.fileExists(atPath: "/usr/bin/zbarimg")
+        && FileManager.default.fileExists(atPath: "/usr/lib/x86_64-linux-gnu/libqrencode.so.4"),
+      "zbar-tools or libqrencode4 is not installed"))
+  func theRecoveryKeysQRCodeReadsBackAsTheKey() async throws {
+    let daemon = try await DaemonProcess(password: "pw")
+    let added = try run(daemon, ["slot", "add", "recovery", "--qr"], "pw\n")
+    #expect(added.status == 0, "\(added.stderr)")
+    let key = added.stdout.trimmingCharacters(in: .newlines)
+    #expect(!added.stderr.contains(key.prefix(8)), "the key itself went to standard error")
+    // The drawing, as a phone's camera would see it, read back by zbar.
+    let directory = try TemporaryDirectory(prefix: "qr")
+    let clients = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("clients").path
+    let image = try runCommand(
+      "/usr/bin/python3", [clients + "/qr-from-terminal.py", directory.path + "/key.png"],
+      stdin: Array(added.stderr.utf8))
+    #expect(image.status == 0, "\(image.stderr)")
+    let read = try runCommand("/usr/bin/zbarimg", ["--raw", "-q", directory.path + "/key.png"])
+    #expect(read.stdout.trimmingCharacters(in: .newlines) == key, "\(read.stderr)")
+    // Not asked for, with standard error not a terminal: the letters only.
+    let plain = try run(daemon, ["slot", "add", "recovery"], "pw\n")
+    #expect(plain.status == 0 && !plain.stderr.contains("▀"), "\(plain.stderr)")
     #expect(daemon.terminate() == 0, "\(daemon.log)")
   }
 

@@ -903,7 +903,7 @@ _keychainctl_slot_list() {
 
 _keychainctl_slot_add() {
     repeating_flags=()
-    non_repeating_flags=(--with-recovery-key --with-pin --with-fido2-pin -h --help)
+    non_repeating_flags=(--with-recovery-key --with-pin --with-fido2-pin --qr -h --help)
     repeating_options=()
     non_repeating_options=(--collection --label --pcrs)
     __keychainctl_offer_flags_options 1
