@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <fcntl.h>
 #include <time.h>
 
 int keychain_disable_dumps(void) {
@@ -171,4 +172,27 @@ int keychain_spawn_bound(pid_t *pid, const char *path, char *const argv[], int o
     if (child.pid < 0) return EAGAIN;
     *pid = child.pid;
     return 0;
+}
+
+int keychain_memory_file(const char *name, const unsigned char *bytes, size_t length) {
+    int fd = memfd_create(name, MFD_ALLOW_SEALING);
+    if (fd < 0) return -errno;
+    size_t written = 0;
+    while (written < length) {
+        ssize_t n = write(fd, bytes + written, length - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            int error = n < 0 ? errno : EIO;
+            close(fd);
+            return -error;
+        }
+        written += (size_t)n;
+    }
+    if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0 ||
+        lseek(fd, 0, SEEK_SET) != 0) {
+        int error = errno;
+        close(fd);
+        return -error;
+    }
+    return fd;
 }

@@ -173,13 +173,13 @@ _keychainctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    store|lookup|search|clear|lock|unlock|add-generic-password|find-generic-password|delete-generic-password|add-internet-password|find-internet-password|delete-internet-password|list|create|delete|set-default|passwd|status|check|import|export|doctor|pam-unlock|lock-policy|access|audit|slot|help)
+    store|lookup|search|clear|lock|unlock|add-generic-password|find-generic-password|delete-generic-password|add-internet-password|find-internet-password|delete-internet-password|list|create|delete|set-default|passwd|status|check|import|export|doctor|pam-unlock|lock-policy|access|audit|slot|exec|help)
         # Offer subcommand argument completions
         "_keychainctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'store lookup search clear lock unlock add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password list create delete set-default passwd status check import export doctor pam-unlock lock-policy access audit slot help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'store lookup search clear lock unlock add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password list create delete set-default passwd status check import export doctor pam-unlock lock-policy access audit slot exec help' -- "${cur}"))
         ;;
     esac
 }
@@ -947,6 +947,24 @@ _keychainctl_slot_test() {
     # Offer option value completions
     case "${prev}" in
     '--collection')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_exec() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=(--env --file)
+    non_repeating_options=()
+    __keychainctl_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--env')
+        return
+        ;;
+    '--file')
         return
         ;;
     esac

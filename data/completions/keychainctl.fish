@@ -126,6 +126,8 @@ function __keychainctl_parse_tokens -S
             case 'test'
                 __keychainctl_parse_subcommand 1 'collection=' 'h/help'
             end
+        case 'exec'
+            __keychainctl_parse_subcommand -r 1 'env=+' 'file=+' 'h/help'
         case 'help'
             __keychainctl_parse_subcommand -r 1 
         end
@@ -209,6 +211,7 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positio
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'access' -d 'Show and change which applications may read which items (keychaind only).'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'audit' -d 'Show keychaind\'s audit log: which application accessed which item, and when.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'slot' -d 'List, add, remove and test the key slots that open a collection (keychaind only).'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'exec' -d 'Run a command with secrets in its environment or in memory-only files.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl store" label' -l 'label' -d 'The item\'s label.' -rfka ''
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl store" collection' -l 'collection' -d 'The collection\'s object path (default: the default collection).' -rfka ''
@@ -399,3 +402,6 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_o
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl slot remove" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl slot test" collection' -l 'collection' -d 'The collection\'s object path or label (default: the default collection).' -rfka ''
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl slot test" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl exec"' -l 'env' -d 'NAME=QUERY: a secret in an environment variable.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl exec"' -l 'file' -d 'NAME=QUERY: a secret in a memory-only file.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl exec" h help' -s 'h' -l 'help' -d 'Show help information.'

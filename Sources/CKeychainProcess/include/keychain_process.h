@@ -46,4 +46,9 @@ int keychain_spawn_bound(pid_t *pid, const char *path, char *const argv[], int o
  * struct ucred Swift cannot see without _GNU_SOURCE). Returns 0, or -1 with errno set. */
 int keychain_peer_credentials(int fd, pid_t *pid, uid_t *uid);
 
+/* A file of `length` bytes in memory only (memfd_create), sealed against every change, at its
+ * start, and inherited across exec; returns its descriptor, or -errno. (memfd_create and the
+ * seals need _GNU_SOURCE, which Swift's Glibc module does not define.) */
+int keychain_memory_file(const char *name, const unsigned char *bytes, size_t length);
+
 #endif
