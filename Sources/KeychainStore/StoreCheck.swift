@@ -136,8 +136,45 @@ public enum StoreCheck {
             + undecryptable.joined(separator: ", "))
       }
       if dataKey != nil { report.checked.append("every item of \(name) decrypted") }
+      try checkSlots(db, keys: keys, collection: name, id: row["id"], &report)
     }
     report.checked.insert("\(rows.count) collection(s), \(items) item(s)", at: 0)
+  }
+}
+
+extension StoreCheck {
+  /// The key slots of one collection besides its password: each record as its check value
+  /// was made over, and its label decrypting (a store from before key slots has none).
+  fileprivate static func checkSlots(
+    _ db: Database, keys: StoreKeys, collection: String, id: Int64,
+    _ report: inout StoreCheckReport
+  ) throws {
+    guard try db.tableExists("key_slot") else { return }
+    let rows = try Row.fetchAll(
+      db,
+      sql: """
+        SELECT id, kind, sealedLabel, salt, wrappedKey, sealed, policy, keyMAC FROM key_slot
+        WHERE collectionID = ? ORDER BY id
+        """, arguments: [id])
+    var damaged: [Int64] = []
+    for row in rows {
+      let slot: Int64 = row["id"]
+      let expected = try keys.slotMAC(
+        collection: collection, kind: row["kind"], salt: row["salt"], wrappedKey: row["wrappedKey"],
+        sealed: row["sealed"], policy: row["policy"])
+      let label = try? AESGCM.open(
+        Array(row["sealedLabel"] as Data), key: keys.metadata,
+        associatedData: KeychainStore.slotLabelAAD(collection, slot))
+      if row["keyMAC"] as Data? != expected || label == nil { damaged.append(slot) }
+    }
+    if !damaged.isEmpty {
+      report.problem(
+        "collection \(collection)",
+        "key slot(s) \(damaged.map(String.init).joined(separator: ", ")) are damaged: they no "
+          + "longer open it (its password still does)")
+    } else if !rows.isEmpty {
+      report.checked.append("\(rows.count) key slot(s) of \(collection) intact")
+    }
   }
 }
 

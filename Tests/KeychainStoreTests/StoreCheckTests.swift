@@ -80,6 +80,28 @@ import Testing
     #expect(report.problems.first?.description.contains("key record is damaged") == true)
   }
 
+  @Test func keySlotsAreCheckedAndADamagedOneIsNamed() throws {
+    let fixture = try StoreFixture()
+    _ = try makeStore(fixture)
+    do {
+      let store = try fixture.open()
+      for label in ["paper", "safe"] {
+        _ = try store.addRecoverySlot(to: "login", proof: .password(secure("pw")), label: label)
+      }
+      try store.close()
+    }
+    let healthy = StoreCheck.run(directory: fixture.directory)
+    #expect(healthy.isHealthy, "\(healthy.problems)")
+    #expect(healthy.checked.contains("2 key slot(s) of login intact"), "\(healthy.checked)")
+    try tamper(
+      fixture, "UPDATE key_slot SET wrappedKey = zeroblob(length(wrappedKey)) WHERE id = 2")
+    let report = StoreCheck.run(directory: fixture.directory)
+    #expect(report.problems.map(\.place) == ["collection login"])
+    #expect(
+      report.problems.first?.description.contains("key slot(s) 2 are damaged") == true,
+      "\(report.problems)")
+  }
+
   @Test func anItemThatDoesNotDecryptIsNamed() throws {
     let fixture = try StoreFixture()
     let items = try makeStore(fixture)
