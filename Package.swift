@@ -127,6 +127,10 @@ let package = Package(
     // imported by KeychainSystem alone.
     .target(name: "CKeychainProcess"),
 
+    // systemd's LoadCredential= served from the keyring: the socket, its peers and the address
+    // systemd binds.
+    .target(name: "KeychainCredentials", dependencies: ["KeychainSystem", "KeychainCrypto"]),
+
     // Sealing to the TPM through tpm2-tss's ESAPI, loaded with dlopen when first used: C,
     // imported by KeychainTPM alone.
     .target(name: "CKeychainTPM"),
@@ -181,7 +185,7 @@ let package = Package(
       dependencies: [
         "SecretServiceServer", "SecretServiceProtocol", "KeychainStore", "KeychainDBus",
         "KeychainCrypto", "KeychainAccess", "KeychainImport", "KWalletProtocol", "KeychainTPM",
-        "KeychainFIDO2", .product(name: "Logging", package: "swift-log"),
+        "KeychainFIDO2", "KeychainCredentials", .product(name: "Logging", package: "swift-log"),
       ]),
 
     // The Flatpak secret portal's backend, served on the daemon's core: a front end.
@@ -226,7 +230,8 @@ let package = Package(
         "ManagementServer", "KeychainSession", "KeychainStore",
         "KeychainCrypto", "KeychainDBus", "KeyringControl", "SecretServiceProtocol",
         "KWalletProtocol", "KeychainImport", "KeychainAccess", "KeychainTPM",
-        "KeychainFIDO2", .product(name: "SystemPackage", package: "swift-system"),
+        "KeychainFIDO2", "KeychainCredentials",
+        .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),

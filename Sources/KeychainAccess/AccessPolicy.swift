@@ -48,10 +48,13 @@ public struct AccessGrant: Sendable, Hashable, Codable {
   public var created: Date
   /// How it was made: `dialog`, `cli` or `learn`.
   public var source: String
+  /// For a systemd unit (`app` is `unit:NAME`): the credential id under which the unit gets
+  /// the item through keychaind's credentials socket; nil for every other grant.
+  public var credential: String?
 
   public init(
     id: Int64 = 0, app: String, pin: String?, collection: String, item: Int64?,
-    group: String? = nil, created: Date = Date(), source: String
+    group: String? = nil, created: Date = Date(), source: String, credential: String? = nil
   ) {
     self.id = id
     self.app = app
@@ -61,6 +64,7 @@ public struct AccessGrant: Sendable, Hashable, Codable {
     self.group = group
     self.created = created
     self.source = source
+    self.credential = credential
   }
 
   /// Whether it covers item `item` of `collection`, which `owner` owns.

@@ -25,6 +25,9 @@ public struct AppIdentity: Sendable, Hashable, Codable {
     case script
     /// A generic tool (`secret-tool`, the keyring CLI) together with whatever ran it.
     case via
+    /// A systemd unit getting a credential through keychaind's credentials socket, by the unit
+    /// name in the address systemd's own connection comes from (`unit:NAME`).
+    case unit
     /// Nothing could be established (the process hid or left, its pid was reused, its
     /// executable was deleted). Never remembered: a grant to "unknown" would be a grant to all.
     case unknown
@@ -123,6 +126,7 @@ public struct AppIdentity: Sendable, Hashable, Codable {
     case .user: "path and content"
     case .script: "command line"
     case .via: "front end and parent"
+    case .unit: "systemd's connection"
     case .unknown: "none"
     }
   }

@@ -78,6 +78,26 @@ public enum UnixSocket {
     }
   }
 
+  /// The address the peer of connected `socket` is bound to, as the kernel gives it: the
+  /// bytes of `sun_path` within the length it reports (an abstract address starts with a NUL);
+  /// empty for an unbound peer, nil when it cannot be read.
+  public static func peerAddress(of socket: FileDescriptor) -> [UInt8]? {
+    var address = sockaddr_un()
+    var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+    let read = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        getpeername(socket.rawValue, $0, &length)
+      }
+    }
+    let header = MemoryLayout<sa_family_t>.size
+    guard read == 0, address.sun_family == sa_family_t(AF_UNIX), Int(length) >= header else {
+      return nil
+    }
+    return withUnsafeBytes(of: &address.sun_path) {
+      Array($0.prefix(min(Int(length) - header, $0.count)))
+    }
+  }
+
   private static func stream() throws(Errno) -> FileDescriptor {
     let socket = Glibc.socket(
       AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

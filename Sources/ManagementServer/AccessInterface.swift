@@ -21,6 +21,7 @@ struct AccessInterface: DBusInterface {
     table.on(Methods.identify, identify)
     table.on(Methods.list, list)
     table.on(Methods.allow, allow)
+    table.on(Methods.allowCredential, allowCredential)
     table.on(Methods.revoke, revoke)
     table.on(Methods.learn, learn)
     table.on(Methods.startLearning, startLearning)

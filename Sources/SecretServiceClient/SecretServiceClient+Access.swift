@@ -29,6 +29,17 @@ extension SecretServiceClient {
       try secretValue(password, contentType: "text/plain"))
   }
 
+  /// Lets systemd unit `unit` get `item`'s secret as its credential `credential` through
+  /// keychaind's credentials socket; `password` must open the item's collection.
+  @discardableResult
+  public func allowCredential(
+    unit: String, credential: String, item: ObjectPath, password: SecureBytes
+  ) async throws -> UInt32 {
+    try await call(
+      Self.service, SecretService.AccessMethods.allowCredential, unit, credential, item,
+      try secretValue(password, contentType: "text/plain"))
+  }
+
   /// Removes `app`'s grants on `objects`; returns how many.
   public func revokeAccess(app: String, objects: [ObjectPath]) async throws -> UInt32 {
     try await call(Self.service, SecretService.AccessMethods.revoke, app, objects)

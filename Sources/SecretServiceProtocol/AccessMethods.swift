@@ -27,6 +27,13 @@ extension SecretService {
     public static let allow = Takes<String, [ObjectPath], Secret>.Returns<UInt32>(
       accessInterface, "Allow", ["app", "objects", "password"], ["granted"],
       errors: [.noSession, .accessDenied, .noSuchObject, .isLocked, .ioError])
+    /// Lets systemd unit `unit` (`NAME.service`) get `item`'s secret as its credential
+    /// `credential` (`LoadCredential=credential:%t/keychaind/credentials`), while the item's
+    /// collection is unlocked; the collection's password must be sent. Revoked as
+    /// `unit:NAME.service` by Revoke.
+    public static let allowCredential = Takes<String, String, ObjectPath, Secret>.Returns<UInt32>(
+      accessInterface, "AllowCredential", ["unit", "credential", "item", "password"], ["granted"],
+      errors: [.noSession, .accessDenied, .invalidArgs, .noSuchObject, .isLocked, .ioError])
     /// Removes `app`'s grants on `objects` (every grant of `app` in a collection named);
     /// needs no password. Returns how many were removed.
     public static let revoke = Takes<String, [ObjectPath]>.Returns<UInt32>(

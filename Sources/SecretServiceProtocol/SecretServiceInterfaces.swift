@@ -75,7 +75,8 @@ extension SecretService {
     public static let access = Interface(
       accessInterface,
       methods: [
-        AccessMethods.identify, AccessMethods.list, AccessMethods.allow, AccessMethods.revoke,
+        AccessMethods.identify, AccessMethods.list, AccessMethods.allow,
+        AccessMethods.allowCredential, AccessMethods.revoke,
         AccessMethods.learn, AccessMethods.startLearning, AccessMethods.learning,
         AccessMethods.applyLearning, AccessMethods.discardLearning, AccessMethods.groupAdd,
         AccessMethods.groupRemove, AccessMethods.groupOf, AccessMethods.verifyAudit,

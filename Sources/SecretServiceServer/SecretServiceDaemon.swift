@@ -99,6 +99,10 @@ public final class SecretServiceDaemon: Sendable {
 
   /// Serves another API beside the Secret Service, on the same store: `make` builds it on the
   /// daemon's core (KWallet's, for one). Call it before `publish` or `objectServer`.
+  /// The core front ends are built on, for the parts of keychaind beside the bus that answer
+  /// from the same store and access rules (systemd's credentials socket).
+  public var core: DaemonCore { DaemonCore(state: state) }
+
   public func serve(_ make: (DaemonCore) -> any FrontEnd) {
     let frontEnd = make(DaemonCore(state: state))
     frontEnds.withLock { $0.append(frontEnd) }

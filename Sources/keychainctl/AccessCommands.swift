@@ -89,21 +89,48 @@ struct AccessCommand: AsyncParsableCommand {
       abstract: "Let an application read items, or every item of collections, for good.",
       discussion: """
         Needs the password of each collection involved. Example: `keychainctl access allow \
-        --app /usr/bin/evolution /org/freedesktop/secrets/collection/login/12`.
+        --app /usr/bin/evolution /org/freedesktop/secrets/collection/login/12`. With --unit \
+        and --credential, a systemd user unit gets one item as a credential instead: \
+        `keychainctl access allow --unit backup.service --credential restic-password ITEM` \
+        serves `LoadCredential=restic-password:%t/keychaind/credentials` while the item's \
+        collection is unlocked (revoke with --app unit:backup.service).
         """)
     @Option(
       help:
         "The application: an executable's path, a Flatpak app id, or a key as `access list` shows.")
-    var app: String
+    var app: String?
+    @Option(help: "A systemd unit (NAME.service) to give one item as a credential.")
+    var unit: String?
+    @Option(help: "With --unit: the credential id the unit's LoadCredential= names.")
+    var credential: String?
     @Argument(help: "Item object paths, or collections (path or label) for all their items.")
     var objects: [String]
     @Flag(help: .passwordStdin) var passwordStdin = false
+
+    func validate() throws {
+      guard (app == nil) != (unit == nil) else {
+        throw ValidationError("name either --app or --unit")
+      }
+      guard (unit == nil) == (credential == nil) else {
+        throw ValidationError("--unit and --credential go together")
+      }
+      guard unit == nil || objects.count == 1 else {
+        throw ValidationError("a credential is one item: name one")
+      }
+    }
 
     func run() async throws {
       let client = try await connectedClient()
       let paths = try await objectPaths(client, objects)
       let password = try accessPassword(passwordStdin)
-      let count = try await client.allowAccess(app: app, objects: paths, password: password)
+      if let unit, let credential {
+        try await sayingWhy {
+          try await client.allowCredential(
+            unit: unit, credential: credential, item: paths[0], password: password)
+        }
+        return print("\(unit) gets \(paths[0].rawValue) as its credential \(credential)")
+      }
+      let count = try await client.allowAccess(app: app ?? "", objects: paths, password: password)
       print("\(count) grant(s) made")
     }
   }

@@ -8,6 +8,7 @@ import Foundation
 import KWalletProtocol
 import KWalletServer
 import KeychainAccess
+import KeychainCredentials
 import KeychainCrypto
 import KeychainDBus
 import KeychainSession
@@ -176,6 +177,7 @@ struct Keychaind: AsyncParsableCommand {
       LoginControl(
         store: store, daemon: daemon, transport: connection, environment: environment,
         logger: logger, stop: { lifetime.stop($0) }))
+    let credentials = Self.serveCredentials(daemon.core, environment, logger)
     // A timer minute: shortened by the tests that run this binary.
     let minute = environment["KEYCHAIND_TEST_MINUTE_SECONDS"].flatMap(Double.init) ?? 60
     let autoLock = AutoLock(
@@ -197,6 +199,7 @@ struct Keychaind: AsyncParsableCommand {
     timers.cancel()
     logger.info("stopping: \(reason)")
     control?.close()
+    credentials?.close()
     await connection.close()
     daemon.stopping()
     do {
@@ -239,6 +242,22 @@ struct Keychaind: AsyncParsableCommand {
     } catch {
       logger.critical("cannot open the store in \(directory): \(error)")
       throw ExitCode(2)
+    }
+  }
+
+  /// systemd's credentials socket, `$XDG_RUNTIME_DIR/keychaind/credentials`; nil, and one log
+  /// line, when there is no runtime directory or the socket cannot be made.
+  static func serveCredentials(
+    _ core: DaemonCore, _ environment: [String: String], _ logger: Logger
+  ) -> CredentialServer? {
+    guard let path = CredentialServer.defaultPath(environment) else { return nil }
+    do {
+      let server = try CredentialServer.listen(at: path, source: CredentialGrants(core: core))
+      logger.info("systemd credentials (LoadCredential=): listening at \(path)")
+      return server
+    } catch {
+      logger.warning("systemd credentials are off: cannot listen at \(path): \(error)")
+      return nil
     }
   }
 

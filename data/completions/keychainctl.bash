@@ -691,12 +691,18 @@ _keychainctl_access_allow() {
     repeating_flags=()
     non_repeating_flags=(--password-stdin -h --help)
     repeating_options=()
-    non_repeating_options=(--app)
+    non_repeating_options=(--app --unit --credential)
     __keychainctl_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--app')
+        return
+        ;;
+    '--unit')
+        return
+        ;;
+    '--credential')
         return
         ;;
     esac

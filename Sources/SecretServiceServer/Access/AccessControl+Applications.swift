@@ -15,7 +15,7 @@ extension AccessControl {
   /// remembered: the next session is another.
   package func applicationKey(_ argument: String) throws(DBusError) -> (key: String, pin: String?) {
     let facts = resolver.facts
-    let prefixes = ["exe:", "script:", "via:", "flatpak:", "snap:", "portal:"]
+    let prefixes = ["exe:", "script:", "via:", "flatpak:", "snap:", "portal:", "unit:"]
     if prefixes.contains(where: argument.hasPrefix) {
       guard !AppIdentity(kind: .via, key: argument, display: "", verified: false).isSessionBound
       else {

@@ -104,6 +104,7 @@ extension AccessControl {
     case .via where identity.isSessionBound:
       "It was run in a terminal or login, and is told apart from the same tool in any other."
     case .via: "It is identified by the program that ran it."
+    case .unit: "It is a systemd unit, named by systemd's own connection."
     case .unknown:
       identity.unknownReason.map { "It could not be identified: \($0)." }
         ?? "It could not be identified."
