@@ -71,19 +71,9 @@ public final class CredentialServer: Sendable {
   }
 
   private func serve(_ source: some CredentialSource) {
-    while !closed.load(ordering: .relaxed) {
-      guard
-        let ready = try? FileDescriptor.waitReadable(
-          [FileDescriptor(rawValue: listener)], timeout: 250)
-      else { break }
-      guard !ready.isEmpty, !closed.load(ordering: .relaxed) else { continue }
-      let client: FileDescriptor?
-      do { client = try FileDescriptor(rawValue: listener).acceptConnection() } catch { break }
-      guard let client else { continue }
-      answer(client, source)
-      try? client.close()
-    }
-    Glibc.close(listener)
+    UnixSocket.acceptEach(
+      on: FileDescriptor(rawValue: listener), until: { self.closed.load(ordering: .relaxed) },
+      { answer($0, source) })
   }
 
   /// One connection: this user's, from an address that names a unit and a credential, answered

@@ -98,6 +98,24 @@ public enum UnixSocket {
     }
   }
 
+  /// Accepts connections on `listener` one at a time and hands each to `answer`, closing it
+  /// after, until `stopped` is true (looked at four times a second) or the listener fails;
+  /// then closes the listener. For the daemon's small servers, each on a thread of its own.
+  public static func acceptEach(
+    on listener: FileDescriptor, until stopped: () -> Bool, _ answer: (FileDescriptor) -> Void
+  ) {
+    while !stopped() {
+      guard let ready = try? FileDescriptor.waitReadable([listener], timeout: 250) else { break }
+      guard !ready.isEmpty, !stopped() else { continue }
+      let client: FileDescriptor?
+      do { client = try listener.acceptConnection() } catch { break }
+      guard let client else { continue }
+      answer(client)
+      try? client.close()
+    }
+    listener.closeQuietly()
+  }
+
   private static func stream() throws(Errno) -> FileDescriptor {
     let socket = Glibc.socket(
       AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

@@ -194,6 +194,21 @@ public func runCommandOnOwnThread(
   }
 }
 
+extension ChildProcess {
+  /// Waits until `ready` is true (a socket at its path, say), checking every 5 ms while the
+  /// child runs; throws with `log` if it ends first, or after `hangBound`: a bound on a hang,
+  /// not a guess at how long starting takes.
+  public func waitUntil(_ ready: () -> Bool, log: @autoclosure () -> String) throws {
+    let deadline = ContinuousClock.now + hangBound
+    while !ready() {
+      guard poll() == nil, ContinuousClock.now < deadline else {
+        throw TestingError("it did not start: \(log())")
+      }
+      usleep(5_000)
+    }
+  }
+}
+
 /// A failure in the test harness itself.
 public struct TestingError: Error, CustomStringConvertible {
   public let description: String

@@ -44,15 +44,9 @@ public final class SoftwareFIDO2Key: @unchecked Sendable {
       "/usr/bin/python3", arguments, stderrFile: directory.path + "/fido2.log",
       appendOutput: true)
     lock.withLock { process = child }
-    // Ready once its socket is at its path (it binds elsewhere and renames); bounded by the
-    // suite's hang bound, not a guess.
-    let deadline = ContinuousClock.now + hangBound
-    while !FileManager.default.fileExists(atPath: socket) {
-      guard child.poll() == nil, ContinuousClock.now < deadline else {
-        throw TestingError("soft-fido2.py did not start: \(log)")
-      }
-      usleep(5_000)
-    }
+    // Ready once its socket is at its path (it binds elsewhere and renames).
+    try child.waitUntil(
+      { FileManager.default.fileExists(atPath: socket) }, log: "soft-fido2.py: \(log)")
   }
 
   /// Pulls the key out: nothing answers at its socket.

@@ -55,16 +55,12 @@ public final class SoftwareTPM: @unchecked Sendable {
         "--flags", "not-need-init,startup-clear",
       ], stderrFile: directory.path + "/swtpm.log", appendOutput: true)
     lock.withLock { process = child }
-    // Ready once both sockets are bound; bounded by the suite's hang bound, not a guess.
-    let deadline = ContinuousClock.now + hangBound
-    while !FileManager.default.fileExists(atPath: socket + ".ctrl")
-      || !FileManager.default.fileExists(atPath: socket)
-    {
-      guard child.poll() == nil, ContinuousClock.now < deadline else {
-        throw TestingError("swtpm did not start: \(log)")
-      }
-      usleep(5_000)
-    }
+    // Ready once both sockets are bound.
+    try child.waitUntil(
+      {
+        FileManager.default.fileExists(atPath: socket + ".ctrl")
+          && FileManager.default.fileExists(atPath: socket)
+      }, log: "swtpm: \(log)")
   }
 
   private func stop() {

@@ -105,19 +105,9 @@ public final class ControlServer: Sendable {
   }
 
   private func serve(_ handler: some ControlHandler) {
-    while !closed.load(ordering: .relaxed) {
-      guard
-        let ready = try? FileDescriptor.waitReadable(
-          [FileDescriptor(rawValue: listener)], timeout: 250)
-      else { break }
-      guard !ready.isEmpty, !closed.load(ordering: .relaxed) else { continue }
-      let client: FileDescriptor?
-      do { client = try FileDescriptor(rawValue: listener).acceptConnection() } catch { break }
-      guard let client else { continue }
-      answer(client.rawValue, handler)
-      try? client.close()
-    }
-    Glibc.close(listener)
+    UnixSocket.acceptEach(
+      on: FileDescriptor(rawValue: listener), until: { self.closed.load(ordering: .relaxed) },
+      { answer($0.rawValue, handler) })
   }
 
   /// One request: the peer checked, the credentials byte, one bounded packet, one reply.

@@ -179,45 +179,33 @@ struct Unlock: AsyncParsableCommand {
 
   func run() async throws {
     let client = try await connectedClient()
-    if tpm2 && fido2 {
-      guard let path = try await passwordTarget(client) else {
-        complain("keychainctl: there is no default collection; name one with --collection")
+    guard passwordStdin || recovery || tpm2 || fido2 else {
+      let wanted = try await collectionPaths(client, collection)
+      let unlocked = try await client.unlock(wanted)
+      if Set(unlocked) != Set(wanted) {
+        complain("keychainctl: not unlocked (the prompt was dismissed?)")
         throw Exit.failure
       }
-      let tpmPIN = withPin ? SecretInput.line(prompt: "TPM PIN: ") ?? [] : []
-      let keyPIN = withFido2Pin ? SecretInput.line(prompt: "FIDO2 key PIN: ") ?? [] : []
-      if SecretInput.isTerminal { complain("Touch the FIDO2 key when it blinks.") }
-      return try await sayingWhy {
-        try await client.unlockWithTPM2AndFIDO2(
-          path, tpmPIN: SecureBytes(copying: tpmPIN), fido2PIN: SecureBytes(copying: keyPIN))
-      }
+      return
     }
-    if fido2 {
-      guard let path = try await passwordTarget(client) else {
-        complain("keychainctl: there is no default collection; name one with --collection")
-        throw Exit.failure
-      }
-      let pin = withPin ? SecretInput.line(prompt: "FIDO2 key PIN: ") ?? [] : []
-      if SecretInput.isTerminal { complain("Touch the FIDO2 key when it blinks.") }
-      return try await sayingWhy {
-        try await client.unlockWithFIDO2(path, pin: SecureBytes(copying: pin))
-      }
+    guard let path = try await passwordTarget(client) else {
+      complain("keychainctl: there is no default collection; name one with --collection")
+      throw Exit.failure
     }
-    if tpm2 {
-      guard let path = try await passwordTarget(client) else {
-        complain("keychainctl: there is no default collection; name one with --collection")
-        throw Exit.failure
-      }
-      let pin = withPin ? SecretInput.line(prompt: "TPM PIN: ") ?? [] : []
-      return try await sayingWhy {
-        try await client.unlockWithTPM2(path, pin: SecureBytes(copying: pin))
-      }
+    guard passwordStdin else { return try await unlockWithSlot(client, path) }
+    // One line, as create and passwd read it.
+    guard let password = SecretInput.line(prompt: "Password: ") else {
+      throw InputError("no password given")
     }
+    try await sayingWrongPassword {
+      try await client.unlock(path, password: SecureBytes(copying: password))
+    }
+  }
+
+  /// Unlocks `path` with the key slot the flags name: a recovery key, the TPM, a FIDO2 key, or
+  /// the TPM and a FIDO2 key together.
+  private func unlockWithSlot(_ client: SecretServiceClient, _ path: ObjectPath) async throws {
     if recovery {
-      guard let path = try await passwordTarget(client) else {
-        complain("keychainctl: there is no default collection; name one with --collection")
-        throw Exit.failure
-      }
       guard let key = SecretInput.line(prompt: "Recovery key: ") else {
         throw InputError("no recovery key given")
       }
@@ -225,24 +213,22 @@ struct Unlock: AsyncParsableCommand {
         try await client.unlock(path, recoveryKey: SecureBytes(copying: key))
       }
     }
-    if passwordStdin {
-      guard let path = try await passwordTarget(client) else {
-        complain("keychainctl: there is no default collection; name one with --collection")
-        throw Exit.failure
+    // With both devices, --with-pin is the TPM's, and --with-fido2-pin the key's.
+    let tpmPIN = tpm2 && withPin ? SecretInput.line(prompt: "TPM PIN: ") ?? [] : []
+    let keyPIN =
+      fido2 && (tpm2 ? withFido2Pin : withPin)
+      ? SecretInput.line(prompt: "FIDO2 key PIN: ") ?? [] : []
+    if fido2, SecretInput.isTerminal { complain("Touch the FIDO2 key when it blinks.") }
+    try await sayingWhy {
+      switch (tpm2, fido2) {
+      case (true, true):
+        try await client.unlockWithTPM2AndFIDO2(
+          path, tpmPIN: SecureBytes(copying: tpmPIN), fido2PIN: SecureBytes(copying: keyPIN))
+      case (true, false):
+        try await client.unlockWithTPM2(path, pin: SecureBytes(copying: tpmPIN))
+      default:
+        try await client.unlockWithFIDO2(path, pin: SecureBytes(copying: keyPIN))
       }
-      // One line, as create and passwd read it.
-      guard let password = SecretInput.line(prompt: "Password: ") else {
-        throw InputError("no password given")
-      }
-      return try await sayingWrongPassword {
-        try await client.unlock(path, password: SecureBytes(copying: password))
-      }
-    }
-    let wanted = try await collectionPaths(client, collection)
-    let unlocked = try await client.unlock(wanted)
-    if Set(unlocked) != Set(wanted) {
-      complain("keychainctl: not unlocked (the prompt was dismissed?)")
-      throw Exit.failure
     }
   }
 
