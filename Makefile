@@ -85,6 +85,7 @@ INSTALLED = \
   $(PREFIX)/share/dbus-1/services/org.kde.kwalletd6.service \
   $(PREFIX)/lib/systemd/user/keychaind.service \
   $(PREFIX)/lib/systemd/user/keychaind-control.socket \
+  $(PREFIX)/lib/systemd/user/keychaind-credentials.socket \
   $(PREFIX)/share/man/man1/keychaind.1 \
   $(PREFIX)/share/man/man1/keychainctl.1 \
   $(PREFIX)/share/doc/keychaind/keychaind.conf.example \
@@ -111,6 +112,7 @@ install:
 	sed 's|@BINDIR@|$(PREFIX)/bin|' data/keychaind.service.in \
 	  > "$(DESTDIR)$(PREFIX)/lib/systemd/user/keychaind.service"
 	install -Dm644 data/keychaind-control.socket "$(DESTDIR)$(PREFIX)/lib/systemd/user/keychaind-control.socket"
+	install -Dm644 data/keychaind-credentials.socket "$(DESTDIR)$(PREFIX)/lib/systemd/user/keychaind-credentials.socket"
 	install -Dm644 data/keychaind.1 "$(DESTDIR)$(PREFIX)/share/man/man1/keychaind.1"
 	install -Dm644 data/keychainctl.1 "$(DESTDIR)$(PREFIX)/share/man/man1/keychainctl.1"
 	install -Dm644 data/keychaind.conf "$(DESTDIR)$(PREFIX)/share/doc/keychaind/keychaind.conf.example"

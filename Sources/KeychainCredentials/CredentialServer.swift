@@ -59,15 +59,31 @@ public final class CredentialServer: Sendable {
     return server
   }
 
+  /// Serves on the credentials socket systemd passed (data/keychaind-credentials.socket, named
+  /// `credentials`); nil when it passed none. The socket file is systemd's: `close` leaves it.
+  public static func adopt(environment: [String: String], source: some CredentialSource)
+    -> CredentialServer?
+  {
+    guard
+      let socket = SocketActivation.socket(
+        named: ["credentials", "keychaind-credentials.socket"], environment: environment),
+      let path = UnixSocket.boundPath(of: socket)
+    else { return nil }
+    let server = CredentialServer(path: path, listener: socket.rawValue, inode: 0)
+    Thread { server.serve(source) }.start()
+    return server
+  }
+
   private init(path: String, listener: Int32, inode: UInt64) {
     (self.path, self.listener, self.inode) = (path, listener, inode)
   }
 
-  /// Stops listening and removes the socket file if it is still this server's.
+  /// Stops listening and removes the socket file if it is still this server's (one systemd
+  /// passed is systemd's, and stays).
   public func close() {
     guard !closed.exchange(true, ordering: .relaxed) else { return }
     var info = stat()
-    if lstat(path, &info) == 0, UInt64(info.st_ino) == inode { unlink(path) }
+    if inode != 0, lstat(path, &info) == 0, UInt64(info.st_ino) == inode { unlink(path) }
   }
 
   private func serve(_ source: some CredentialSource) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 //
-// Key slots of collections (see KeySlots.swift): listing them, adding and removing a recovery
-// key, and opening a collection, or setting a new password, with any slot. Every change of
+// Key slots of collections (see KeySlots.swift): listing them, adding a recovery key or a slot a
+// device keeps (the TPM, a FIDO2 key), removing them, and opening a collection, or setting a
+// new password, with any slot. Every change of
 // slots is proved by a slot that opens the collection, so a program that merely runs as the
 // user cannot add a way in; the password slot cannot be removed, so a collection always keeps
 // one slot that opens it.
@@ -178,7 +179,7 @@ extension KeychainStore {
     _ = try openKey(of: collection, with: proof, onlySlot: id)
   }
 
-  /// Unlocks `collection` with any of its slots; a recovery slot that opens it notes its use.
+  /// Unlocks `collection` with any of its slots; a slot other than the password notes its use.
   /// A wrong key throws and changes nothing.
   public func unlock(_ collection: String, with proof: KeyProof) throws {
     guard collection != Self.sessionCollection else { return }

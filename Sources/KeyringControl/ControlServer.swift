@@ -67,18 +67,20 @@ public final class ControlServer: Sendable {
     return start(ControlServer(path: path, listener: fd, inode: UInt64(info.st_ino)), handler)
   }
 
-  /// Serves on a listening socket systemd passed (socket activation: `LISTEN_FDS` and
-  /// `LISTEN_PID` name this process, the socket is descriptor 3). Nil when none was passed.
-  /// The socket file is systemd's: `close` leaves it in place.
+  /// Serves on the listening socket systemd passed (socket activation: the one named
+  /// `control`, data/keychaind-control.socket's FileDescriptorName=, or the only one passed
+  /// without names). Nil when none was passed. The socket file is systemd's: `close` leaves it
+  /// in place.
   public static func adopt(
     environment: [String: String], handler: some ControlHandler
   ) -> ControlServer? {
-    guard environment["LISTEN_PID"] == String(getpid()), environment["LISTEN_FDS"] == "1"
+    guard
+      let socket = SocketActivation.socket(
+        named: ["control", "keychaind-control.socket"], environment: environment,
+        unnamedSingle: true),
+      let path = UnixSocket.boundPath(of: socket)
     else { return nil }
-    let fd: Int32 = 3
-    guard let path = UnixSocket.boundPath(of: FileDescriptor(rawValue: fd)) else { return nil }
-    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-    return start(ControlServer(path: path, listener: fd, inode: 0), handler)
+    return start(ControlServer(path: path, listener: socket.rawValue, inode: 0), handler)
   }
 
   private static func start(_ server: ControlServer, _ handler: some ControlHandler)

@@ -60,10 +60,20 @@ extension Doctor {
     let name = path.rawValue.split(separator: "/").last.map(String.init) ?? path.rawValue
     var detail = "\(name) opens with: " + named.joined(separator: ", ")
     var level = Finding.Level.ok
-    if slots.contains(where: { $0.kind.hasPrefix("tpm2") }),
-      !FileManager.default.fileExists(atPath: "/dev/tpmrm0")
+    // What a device slot needs on this machine: the device, and the library keychaind loads.
+    if slots.contains(where: { $0.kind.hasPrefix("tpm2") }) {
+      if !FileManager.default.fileExists(atPath: "/dev/tpmrm0") {
+        detail += "; there is no /dev/tpmrm0, so a TPM slot cannot open it here"
+        level = .warning
+      } else if !Self.libraryInstalled("libtss2-esys.so.0") {
+        detail += "; tpm2-tss (libtss2-esys) is not installed, so a TPM slot cannot open it"
+        level = .warning
+      }
+    }
+    if slots.contains(where: { $0.kind.hasSuffix("fido2") }),
+      !Self.libraryInstalled("libfido2.so.1")
     {
-      detail += "; there is no /dev/tpmrm0, so a TPM slot cannot open it here"
+      detail += "; libfido2 is not installed, so a FIDO2 slot cannot open it"
       level = .warning
     }
     guard slots.contains(where: { $0.kind == "recovery" }) else {
@@ -72,6 +82,18 @@ extension Doctor {
         advice: "keychainctl slot add recovery makes a recovery key to keep on paper")
     }
     return Finding(check: check, level: level, detail: detail)
+  }
+
+  /// Whether the shared library `name` is where the dynamic loader looks on Debian and its kin.
+  static func libraryInstalled(_ name: String) -> Bool {
+    var system = utsname()
+    uname(&system)
+    let machine = withUnsafeBytes(of: &system.machine) {
+      String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+    }
+    return ["/usr/lib/\(machine)-linux-gnu", "/usr/lib64", "/usr/lib"].contains {
+      FileManager.default.fileExists(atPath: "\($0)/\(name)")
+    }
   }
 
   /// The access-control mode (in force, asked for, kept), items no program owns, and the

@@ -245,14 +245,21 @@ struct Keychaind: AsyncParsableCommand {
     }
   }
 
-  /// systemd's credentials socket, `$XDG_RUNTIME_DIR/keychaind/credentials`; nil, and one log
-  /// line, when there is no runtime directory or the socket cannot be made.
+  /// systemd's credentials socket, `$XDG_RUNTIME_DIR/keychaind/credentials`: the one systemd
+  /// passed (keychaind-credentials.socket), else made here; nil, and one log line, when there
+  /// is no runtime directory or the socket cannot be made.
   static func serveCredentials(
     _ core: DaemonCore, _ environment: [String: String], _ logger: Logger
   ) -> CredentialServer? {
+    let source = CredentialGrants(core: core)
+    if let adopted = CredentialServer.adopt(environment: environment, source: source) {
+      logger.info(
+        "systemd credentials (LoadCredential=): listening at \(adopted.path) (from systemd)")
+      return adopted
+    }
     guard let path = CredentialServer.defaultPath(environment) else { return nil }
     do {
-      let server = try CredentialServer.listen(at: path, source: CredentialGrants(core: core))
+      let server = try CredentialServer.listen(at: path, source: source)
       logger.info("systemd credentials (LoadCredential=): listening at \(path)")
       return server
     } catch {

@@ -8,6 +8,7 @@
 
 import Foundation
 import KeychainTesting
+import KeyringControl
 import Testing
 
 @Suite(
@@ -81,6 +82,77 @@ struct SystemdCredentialTests {
     #expect(daemon.log.contains("credentials: gave backup.service its credential restic-password"))
     #expect(!daemon.log.contains(secret))
     #expect(daemon.terminate() == 0, "\(daemon.log)")
+  }
+}
+
+/// As the user manager does with data/keychaind-control.socket and
+/// data/keychaind-credentials.socket, both enabled: keychaind starts with both sockets, named,
+/// and serves each on the socket it is given.
+@Suite(
+  .enabled(
+    if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate"),
+    "systemd-socket-activate is not installed"),
+  .readsAnotherProgramsItems)
+struct CredentialSocketActivationTests {
+  @Test func keychaindTakesBothOfItsSocketsByName() async throws {
+    let bus = try PrivateBus()
+    let home = try TemporaryDirectory(prefix: "credential-activation")
+    var environment = bus.environment(home: home.path)
+    environment["PINENTRY"] = "none"
+    let runtime = environment["XDG_RUNTIME_DIR"]!
+    for directory in ["/keyring", "/keychaind"] {
+      try FileManager.default.createDirectory(
+        atPath: runtime + directory, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    }
+    let (control, credentials) = (runtime + "/keyring/control", runtime + "/keychaind/credentials")
+    let passed = [
+      "DBUS_SESSION_BUS_ADDRESS", "HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR",
+      "XDG_STATE_HOME", "PINENTRY", "ASAN_OPTIONS", "UBSAN_OPTIONS",
+    ].filter { environment[$0] != nil }.flatMap { ["-E", $0] }
+    let log = home.path + "/keychaind.log"
+    let activator = try ChildProcess(
+      "/usr/bin/systemd-socket-activate",
+      ["-l", control, "-l", credentials, "--fdname=control:credentials"] + passed
+        + [Binaries.keychaind, "--verbose"], environment: environment, stderrFile: log)
+    try activator.waitUntil(
+      { FileManager.default.fileExists(atPath: credentials) },
+      log: (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+    // The first packet starts keychaind (refused while the socket is bound but not listening).
+    let packet = ControlPacket.request(.unlock, [Array("login pw".utf8)])
+    var reply = try? ControlClient.send(packet, to: control)
+    for _ in 0..<100 where reply == nil {
+      try await Task.sleep(for: .milliseconds(20))  // a bound, not a speed check
+      reply = try? ControlClient.send(packet, to: control)
+    }
+    #expect(try (reply ?? ControlClient.send(packet, to: control)).result == .ok)
+
+    let stored = try runCommand(
+      "/usr/bin/secret-tool", ["store", "--label=Restic", "service", "restic"],
+      environment: environment, stdin: Array("s3cret".utf8))
+    #expect(stored.status == 0, "\(stored.stderr)")
+    let found = try runCommand(
+      Binaries.keychainctl, ["search", "--json", "service", "restic"], environment: environment)
+    let items = try #require(
+      try JSONSerialization.jsonObject(with: Data(found.stdout.utf8)) as? [[String: Any]])
+    let path = try #require(items.first?["path"] as? String, "\(found.stdout)")
+    let allowed = try runCommand(
+      Binaries.keychainctl,
+      [
+        "access", "allow", "--unit", "backup.service", "--credential", "restic", path,
+        "--password-stdin",
+      ], environment: environment, stdin: Array("login pw\n".utf8))
+    #expect(allowed.status == 0, "\(allowed.stderr)")
+    let client = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("clients/systemd-credential.py").path
+    let loaded = try runCommand(
+      "/usr/bin/python3", [client, credentials, "backup.service", "restic"])
+    #expect(loaded.stdout == "s3cret", "\(loaded.stderr)")
+    let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+    #expect(text.contains("listening at \(control) (from systemd)"), "\(text)")
+    #expect(text.contains("listening at \(credentials) (from systemd)"), "\(text)")
+    activator.signal(SIGTERM)
+    #expect(activator.wait() == 0)
   }
 }
 
