@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <link.h>
 #include <malloc.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -110,7 +111,7 @@ int keychain_peer_credentials(int fd, pid_t *pid, uid_t *uid) {
 }
 
 
-/* The bus daemon of keychaind's private bus, started by a thread that then only waits for it:
+/* A bus daemon of keychaind's (its private session bus, a share's bus), started by a thread that then only waits for it:
  * the parent-death signal is tied to the thread that forked, so that thread must live as long
  * as the process. */
 struct bound_child {
@@ -147,6 +148,7 @@ static void *run_bound_child(void *context) {
     pthread_mutex_lock(&child->lock);
     child->pid = pid;
     pthread_cond_signal(&child->started);
+    /* From here on the record is the caller's to free. */
     pthread_mutex_unlock(&child->lock);
     if (pid > 0) {
         int status;
@@ -156,21 +158,28 @@ static void *run_bound_child(void *context) {
 }
 
 int keychain_spawn_bound(pid_t *pid, const char *path, char *const argv[], int output) {
-    static struct bound_child child; /* one bound child per process */
-    child = (struct bound_child){.path = path, .argv = argv, .output = output, .pid = 0};
-    pthread_mutex_init(&child.lock, NULL);
-    pthread_cond_init(&child.started, NULL);
+    /* One record per child (keychaind starts a bus per share, maybe two at once): the thread
+     * stops touching it once it has signalled the pid, and this caller frees it after. */
+    struct bound_child *child = calloc(1, sizeof *child);
+    if (child == NULL) return ENOMEM;
+    *child = (struct bound_child){.path = path, .argv = argv, .output = output, .pid = 0};
+    pthread_mutex_init(&child->lock, NULL);
+    pthread_cond_init(&child->started, NULL);
     pthread_t thread;
-    pthread_mutex_lock(&child.lock);
-    int rc = pthread_create(&thread, NULL, run_bound_child, &child);
+    pthread_mutex_lock(&child->lock);
+    int rc = pthread_create(&thread, NULL, run_bound_child, child);
     if (rc == 0) {
         pthread_detach(thread);
-        while (child.pid == 0) pthread_cond_wait(&child.started, &child.lock);
+        while (child->pid == 0) pthread_cond_wait(&child->started, &child->lock);
     }
-    pthread_mutex_unlock(&child.lock);
+    pthread_mutex_unlock(&child->lock);
+    pid_t started = child->pid;
+    pthread_cond_destroy(&child->started);
+    pthread_mutex_destroy(&child->lock);
+    free(child);
     if (rc != 0) return rc;
-    if (child.pid < 0) return EAGAIN;
-    *pid = child.pid;
+    if (started < 0) return EAGAIN;
+    *pid = started;
     return 0;
 }
 

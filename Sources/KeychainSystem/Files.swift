@@ -67,6 +67,20 @@ public enum SystemFiles {
     return (try? folder.synchronize()) != nil
   }
 
+  /// Makes `path` a directory only this user can enter (0700) if it is missing, and checks
+  /// that what is there is one: a directory (not a link to one) of this user's, closed to
+  /// others. `.fileExists` when something else is in the way; a new one with `exclusive` only.
+  public static func privateDirectory(_ path: String, exclusive: Bool = false) throws(Errno) {
+    if mkdir(path, 0o700) != 0 {
+      let error = Errno(rawValue: errno)
+      guard error == .fileExists, !exclusive else { throw error }
+    }
+    var info = stat()
+    guard lstat(path, &info) == 0 else { throw Errno(rawValue: errno) }
+    guard info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o077 == 0
+    else { throw .fileExists }
+  }
+
   /// The directory part of `path` ("." for a bare name, "/" for a name at the root).
   public static func directory(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }

@@ -23,43 +23,20 @@ enum Hardening {
 }
 
 /// A bus of our own when the user has none: a `dbus-daemon` child that ends with keychaind,
-/// whether keychaind stops on a signal, exits or dies (it gets SIGTERM through
-/// PR_SET_PDEATHSIG). keychaind used to re-execute itself under dbus-run-session, which left
-/// the bus and keychaind running when dbus-run-session alone got the SIGTERM.
+/// whether keychaind stops on a signal, exits or dies (see `BusDaemon`). keychaind used to
+/// re-execute itself under dbus-run-session, which left the bus and keychaind running when
+/// dbus-run-session alone got the SIGTERM.
 enum PrivateBus {
-  /// Starts `dbus-daemon --session --nofork --print-address=1`; returns its address and pid.
+  /// Starts `dbus-daemon --session`; returns its address and pid.
   static func start() throws -> (address: String, pid: pid_t) {
-    let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-      .split(separator: ":")
-    let path = directories.map { String($0) + "/dbus-daemon" }.first {
-      FileManager.default.isExecutableFile(atPath: $0)
+    do {
+      let bus = try BusDaemon.start(
+        ["--session"],
+        searchPath: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+      return (bus.address, bus.pid)
+    } catch {
+      throw ValidationError("no session bus, and none could be started: \(error)")
     }
-    guard let path else {
-      throw ValidationError("no session bus, and no dbus-daemon to start one (install dbus-daemon)")
-    }
-    var pipeFDs: [Int32] = [-1, -1]
-    guard pipe(&pipeFDs) == 0 else { throw ValidationError("pipe: errno \(errno)") }
-    defer { close(pipeFDs[0]) }
-    let started = ProcessControl.spawnBound(
-      path, [path, "--session", "--nofork", "--print-address=1"],
-      output: FileDescriptor(rawValue: pipeFDs[1]))
-    close(pipeFDs[1])
-    guard case .success(let pid) = started else {
-      throw ValidationError("cannot start \(path): \(started)")
-    }
-    // The address is its first line; a daemon that prints none in 10 s has failed.
-    var line: [UInt8] = []
-    var entry = pollfd(fd: pipeFDs[0], events: Int16(POLLIN), revents: 0)
-    while line.last != 0x0A, poll(&entry, 1, 10_000) > 0 {
-      var byte: UInt8 = 0
-      guard read(pipeFDs[0], &byte, 1) == 1 else { break }
-      line.append(byte)
-    }
-    guard line.last == 0x0A, line.count > 1 else {
-      kill(pid, SIGTERM)
-      throw ValidationError("\(path) did not start a bus")
-    }
-    return (String(decoding: line.dropLast(), as: UTF8.self), pid)
   }
 }
 
