@@ -15,6 +15,16 @@ public struct MethodRequest: Sendable {
   public let connection: any MessageTransport
   /// What the handler and the filters note about this call (see `CallContext`).
   public let context = CallContext()
+  /// The caller's unique bus name, as the daemon keys what a caller holds (sessions, prompts,
+  /// its application): the sender, behind the server's `callerPrefix` when it has one.
+  public let caller: BusName
+
+  init(message: Message, connection: any MessageTransport, callerPrefix: String = "") {
+    self.message = message
+    self.connection = connection
+    let sender = message.sender ?? BusName(unchecked: ":0.0")
+    caller = callerPrefix.isEmpty ? sender : BusName(unchecked: callerPrefix + sender.rawValue)
+  }
 
   /// Runs `action` once the reply to this call has been sent: for signals that must not
   /// overtake the reply, such as a prompt's `Completed` after `Prompt()` returned.
@@ -33,15 +43,13 @@ public struct MethodRequest: Sendable {
 
   /// The caller's uid, pid and process start time, from the bus (see `PeerCredentials`).
   public func callerCredentials() async throws(DBusError) -> PeerCredentials {
-    try await connection.credentials(of: caller)
+    try await connection.credentials(of: message.sender ?? BusName(unchecked: ":0.0"))
   }
 
   /// The object path the call was sent to.
   public var path: ObjectPath { message.path ?? .root }
   /// The method's name.
   public var member: MemberName { message.member ?? "Unknown" }
-  /// The unique bus name of the caller.
-  public var caller: BusName { message.sender ?? BusName(unchecked: ":0.0") }
   /// The declaration the call matched (among overloads, by its arguments' signature); set by
   /// the object server before a handler runs.
   public internal(set) var method: MethodDescription?

@@ -66,17 +66,24 @@ public final class ObjectServer: MethodCallHandler {
   private let filters: [any CallFilter]
   private let logger: Logger
   public let maximumByteArray: Int
+  /// Put before each caller's unique name (`MethodRequest.caller`).
+  private let callerPrefix: String
 
   /// A server for `tree`; unexpected errors are logged to `logger` (never with arguments).
   /// - Parameters:
   ///   - filters: run around every call, the first outermost (see `CallFilter`).
   ///   - maximumByteArray: calls carrying a longer byte array are refused before it is copied
   ///     (see `MethodCallHandler.maximumByteArray`).
+  ///   - callerPrefix: put before each caller's unique name, for a server on a second bus
+  ///     beside the first: `:1.5` there is another program than `:1.5` here, and what a caller
+  ///     holds is kept under its name.
   public init(
     _ tree: any ObjectTree, filters: [any CallFilter] = [],
-    logger: Logger = Logger(label: "keychain.dbus.server"), maximumByteArray: Int = .max
+    logger: Logger = Logger(label: "keychain.dbus.server"), maximumByteArray: Int = .max,
+    callerPrefix: String = ""
   ) {
     self.tree = tree
+    self.callerPrefix = callerPrefix
     self.filters = filters
     self.logger = logger
     self.maximumByteArray = maximumByteArray
@@ -90,7 +97,8 @@ public final class ObjectServer: MethodCallHandler {
 
   // Accessed only through the connection that delivered the call; see `handle`.
   private nonisolated(nonsending) func respond(to call: Message, _ responder: Responder) async {
-    let request = MethodRequest(message: call, connection: responder.transport)
+    let request = MethodRequest(
+      message: call, connection: responder.transport, callerPrefix: callerPrefix)
     // Once answered: the work waiting for the answer runs. Both kinds of work often capture
     // the request that holds them (ChangeSignals keeps it): taking them out on every path breaks
     // that cycle, so the request and its message are freed. Without it every CreateItem and
