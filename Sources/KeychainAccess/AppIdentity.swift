@@ -28,6 +28,9 @@ public struct AppIdentity: Sendable, Hashable, Codable {
     /// A systemd unit getting a credential through keychaind's credentials socket, by the unit
     /// name in the address systemd's own connection comes from (`unit:NAME`).
     case unit
+    /// Whatever calls through a scoped share's private bus (`keychainctl share`), by the
+    /// share's id (`share:ID`): the share is the grant, for its items only.
+    case share
     /// Nothing could be established (the process hid or left, its pid was reused, its
     /// executable was deleted). Never remembered: a grant to "unknown" would be a grant to all.
     case unknown
@@ -127,6 +130,7 @@ public struct AppIdentity: Sendable, Hashable, Codable {
     case .script: "command line"
     case .via: "front end and parent"
     case .unit: "systemd's connection"
+    case .share: "the share's own bus"
     case .unknown: "none"
     }
   }

@@ -41,13 +41,15 @@ extension KeychainStore {
   /// Creates an item in an unlocked collection, durably. With `replace`, an item of that
   /// collection with exactly the same attributes gets the new label and secret instead, and
   /// keeps its identity (and its owner), unless `mayReplace` says the caller may not change
-  /// it (`notAllowed`). A new item is owned by `owner` (an application's identity; nil for
-  /// none). Returns the item and whether it replaced one.
+  /// it (`notAllowed`). An item the caller cannot see (`hidden`: outside its share) is left
+  /// alone, and a new one made beside it, as if it were not there. A new item is owned by
+  /// `owner` (an application's identity; nil for none). Returns the item and whether it
+  /// replaced one.
   @discardableResult
   public func createItem(
     in collection: String, label: String, attributes: [String: String], secret: SecureBytes,
     contentType: String = "text/plain", replace: Bool, owner: ItemOwner? = nil,
-    mayReplace: (ItemID) -> Bool = { _ in true }
+    mayReplace: (ItemID) -> Bool = { _ in true }, hidden: (ItemID) -> Bool = { _ in false }
   ) throws -> (item: ItemID, replaced: Bool) {
     try ItemPayload.checkLimits(label: label, attributes: attributes, secretCount: secret.count)
     let key = try dataKey(collection)
@@ -58,7 +60,7 @@ extension KeychainStore {
     let generation = knownItems.generation
     let (item, replaced, created) = try write(collection) { db in
       let collectionID = try collectionID(collection, db)
-      if replace, let existing = try exactMatch(wanted, in: collection, db) {
+      if replace, let existing = try exactMatch(wanted, in: collection, db), !hidden(existing) {
         guard mayReplace(existing) else {
           throw StoreError.notAllowed(
             "an item with these attributes belongs to another program; it may not replace it")

@@ -74,12 +74,16 @@ struct CollectionInterface: DBusInterface {
       }
       return true
     }
+    // Through a share, an item outside it is not there: storing over it makes a new one.
+    let scope = view.scope
+    let hidden: @Sendable (ItemID) -> Bool = { item in scope.map { !$0.contains(item) } ?? false }
     let (item, replaced): (ItemID, Bool)
     do {
       (item, replaced) = try await view.write(using: [name]) { [name, label, attributes] in
         try $0.createItem(
           in: name, label: label, attributes: attributes, secret: plaintext,
-          contentType: contentType, replace: replace, owner: owner, mayReplace: mayReplace)
+          contentType: contentType, replace: replace, owner: owner, mayReplace: mayReplace,
+          hidden: hidden)
       }
     } catch let error as StoreError {
       guard case .notAllowed = error else { throw error }

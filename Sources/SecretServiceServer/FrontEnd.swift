@@ -33,6 +33,9 @@ extension FrontEnd {
 public struct DaemonCore: Sendable {
   package let state: ServiceState
 
+  /// The time the daemon's timers go by (a `ManualClock` in tests).
+  package var clock: any DaemonClock { state.clock }
+
   /// Adds an announcer that hears every store event after the Secret Service's.
   package func addAnnouncer(_ announcer: any ChangeAnnouncer) { state.addAnnouncer(announcer) }
 

@@ -7,63 +7,86 @@ import KeychainStore
 import SecretServiceProtocol
 
 package enum Resolver {
-  /// The store collection a collection or alias path names, or nil.
-  static func collection(_ path: SecretPath, in store: KeychainStore) throws -> String? {
+  /// The store collection a collection or alias path names, or nil. Under a share's `scope`,
+  /// only the collections it shows exist, and aliases lead where the share says.
+  static func collection(
+    _ path: SecretPath, in store: KeychainStore, scope: ShareScope? = nil
+  ) throws -> String? {
     switch path {
     case .collection(let name):
+      guard scope?.shows(collection: name) ?? true else { return nil }
       return try store.hasCollection(name) ? name : nil
     case .alias(let alias):
+      if let scope { return try scope.alias(alias, in: store) }
       return try store.alias(alias)
     default:
       return nil
     }
   }
 
-  /// The item an item path names, if it exists.
-  static func item(_ path: SecretPath, in store: KeychainStore) throws -> ItemID? {
-    guard let resolved = try itemID(path, in: store), try store.exists(resolved) else {
-      return nil
-    }
+  /// The item an item path names, if it exists (and, under `scope`, is shared).
+  static func item(_ path: SecretPath, in store: KeychainStore, scope: ShareScope? = nil) throws
+    -> ItemID?
+  {
+    guard let resolved = try itemID(path, in: store, scope: scope), try store.exists(resolved)
+    else { return nil }
     return resolved
   }
 
   /// The item an item path would name, whether or not it exists: for callers that read it
-  /// at once and treat "no such item" as the read's answer (GetSecrets).
-  static func itemID(_ path: SecretPath, in store: KeychainStore) throws -> ItemID? {
+  /// at once and treat "no such item" as the read's answer (GetSecrets). Under `scope`, nil
+  /// for an item the share does not hold.
+  static func itemID(_ path: SecretPath, in store: KeychainStore, scope: ShareScope? = nil)
+    throws -> ItemID?
+  {
+    let item: ItemID?
     switch path {
     case .item(let collection, let element):
-      Int64(element).map { ItemID(collection: collection, id: $0) }
+      item = Int64(element).map { ItemID(collection: collection, id: $0) }
     case .aliasItem(let alias, let element):
-      try store.alias(alias).flatMap { c in Int64(element).map { ItemID(collection: c, id: $0) } }
+      item = try collection(.alias(alias), in: store, scope: scope).flatMap { c in
+        Int64(element).map { ItemID(collection: c, id: $0) }
+      }
     default:
-      nil
+      item = nil
     }
+    guard let item, let scope else { return item }
+    return scope.contains(item) ? item : nil
   }
 
   /// The collection an object path leads to: a collection, an alias, or any item path under
-  /// one (an item that does not exist included, as gnome-keyring counts it for Lock and Unlock).
-  static func owningCollection(_ path: ObjectPath, in store: KeychainStore) throws -> String? {
-    switch SecretPath(path) {
-    case .item(let collection, _)?: return try self.collection(.collection(collection), in: store)
-    case .aliasItem(let alias, _)?: return try self.collection(.alias(alias), in: store)
-    case let parsed?: return try collection(parsed, in: store)
-    case nil: return nil
+  /// one (an item that does not exist included, as gnome-keyring counts it for Lock and Unlock;
+  /// under `scope`, only a shared item).
+  static func owningCollection(
+    _ path: ObjectPath, in store: KeychainStore, scope: ShareScope? = nil
+  ) throws -> String? {
+    guard let parsed = SecretPath(path) else { return nil }
+    switch parsed {
+    case .item(let collection, _):
+      if scope != nil, try itemID(parsed, in: store, scope: scope) == nil { return nil }
+      return try self.collection(.collection(collection), in: store, scope: scope)
+    case .aliasItem(let alias, _):
+      if scope != nil, try itemID(parsed, in: store, scope: scope) == nil { return nil }
+      return try self.collection(.alias(alias), in: store, scope: scope)
+    default: return try collection(parsed, in: store, scope: scope)
     }
   }
 
   /// The collection a path argument names for SetAlias and the master-password methods: a
   /// collection or alias path, or an item's (its collection), as gnome-keyring takes them.
-  static func namedCollection(_ path: ObjectPath, in store: KeychainStore) throws(DBusError)
-    -> String
-  {
+  static func namedCollection(
+    _ path: ObjectPath, in store: KeychainStore, scope: ShareScope? = nil
+  ) throws(DBusError) -> String {
     switch SecretPath(path) {
     case .collection(let name)?, .item(let name, _)?:
-      guard (try? store.hasCollection(name)) == true else {
+      guard (try? collection(.collection(name), in: store, scope: scope)) == name else {
         throw SecretServiceError.noSuchCollection
       }
       return name
     case .alias(let alias)?, .aliasItem(let alias, _)?:
-      guard let name = try? store.alias(alias) else { throw SecretServiceError.noSuchCollection }
+      guard let name = try? collection(.alias(alias), in: store, scope: scope) else {
+        throw SecretServiceError.noSuchCollection
+      }
       return name
     default:
       throw SecretServiceError.invalidCollectionPath

@@ -15,6 +15,9 @@ struct SecretTree: ObjectTree {
   let state: ServiceState
   /// The front ends' interfaces on the service object, after the Secret Service's own.
   let serviceExtras: [any DBusInterface]
+  /// A share's: the tree holds its items and their collections only, and the service object
+  /// only the Secret Service (see `ShareScope`).
+  var scope: ShareScope? = nil
   var store: KeychainStore { state.store }
 
   nonisolated(nonsending) func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]?
@@ -22,13 +25,16 @@ struct SecretTree: ObjectTree {
     guard let parsed = SecretPath(path) else { return nil }
     switch parsed {
     case .service:
+      guard scope == nil else { return [ServiceInterface(state: state)] }
       return [ServiceInterface(state: state), GnomeKeyringInterface(state: state)] + serviceExtras
     case .collection, .alias:
-      return try Resolver.collection(parsed, in: store).map {
+      return try Resolver.collection(parsed, in: store, scope: scope).map {
         [CollectionInterface(state: state, name: $0)]
       }
     case .item, .aliasItem:
-      return try Resolver.item(parsed, in: store).map { [ItemInterface(state: state, item: $0)] }
+      return try Resolver.item(parsed, in: store, scope: scope).map {
+        [ItemInterface(state: state, item: $0)]
+      }
     case .session(let id):
       return state.sessions.exists(id) ? [SessionInterface(state: state, id: id)] : nil
     case .prompt(let id):
@@ -41,11 +47,14 @@ struct SecretTree: ObjectTree {
     let base = SecretPath.base.rawValue
     switch path.rawValue {
     case base: return ["collection", "aliases"]
-    case base + "/collection": return try store.collections().map(\.name)
+    case base + "/collection":
+      return try store.collections().map(\.name).filter { scope?.shows(collection: $0) ?? true }
     case base + "/aliases": return ["default"]
     default:
-      guard case .collection(let name)? = SecretPath(path) else { return [] }
-      return try store.items(in: name).map { String($0.id) }
+      guard case .collection(let name)? = SecretPath(path),
+        scope?.shows(collection: name) ?? true
+      else { return [] }
+      return try store.items(in: name).filter { scope?.contains($0) ?? true }.map { String($0.id) }
     }
   }
 }

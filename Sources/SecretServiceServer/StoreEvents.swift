@@ -112,13 +112,15 @@ extension ServiceState {
 /// the reply (the signals that must follow the reply are queued behind it).
 struct EventFilter: CallFilter {
   let state: ServiceState
+  /// Where the events are announced: the caller's connection when nil (see `shareServer`).
+  var on: (any MessageTransport)? = nil
 
   nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
     async throws -> [DBusValue]
   {
     let results = try await next(request)
     if let events = request.context.value([StoreEvent].self) {
-      await state.publish(events, on: request.connection, after: request)
+      await state.publish(events, on: on ?? request.connection, after: request)
     }
     return results
   }

@@ -45,9 +45,13 @@ package struct StoreView: Sendable {
   /// The application making the call; nil with access control off.
   package var caller: CallerApp? { request.context.value(CallerApp.self) }
 
+  /// The share the call came through, whose items are all it may see; nil on the session bus.
+  package var scope: ShareScope? { request.context.value(ShareScope.self) }
+
   /// Whether the caller may overwrite `item` (CreateItem's replace, KWallet's writeEntry):
   /// always outside `protect`; there, if its application may use the item.
   package var mayReplace: @Sendable (ItemID) -> Bool {
+    if let scope { return { scope.contains($0) } }
     guard state.access.enforces, let caller else { return { _ in true } }
     let (access, store) = (state.access, store)
     return { access.allows(caller, $0, in: store) }
@@ -56,6 +60,7 @@ package struct StoreView: Sendable {
   /// Which items an import the caller asked for may overwrite with newer copies: in `protect`
   /// those it may replace, as for its own writes; otherwise any.
   package var importRule: ImportUpdateRule {
+    if scope != nil { return { _, _ in false } }
     guard state.access.enforces, let caller else { return { _, _ in true } }
     let (access, store) = (state.access, store)
     return { item, _ in access.allows(caller, item, in: store) }
@@ -80,7 +85,10 @@ package struct StoreView: Sendable {
   }
 
   /// Who new items are owned by: the caller's application, when it can be remembered.
-  package var creator: ItemOwner? { caller.flatMap { ItemOwner($0.identity) } }
+  /// None for a share's: what its clients store stays the user's, whichever program reads it.
+  package var creator: ItemOwner? {
+    scope == nil ? caller.flatMap { ItemOwner($0.identity) } : nil
+  }
 
   /// The attribute a Keychain client names an access group with (`kSecAttrAccessGroup`).
   static let groupAttribute = "keychain:agrp"
@@ -154,6 +162,10 @@ package struct StoreView: Sendable {
     var attributes = attributes
     let group = try takeAccessGroup(from: &attributes, in: collection)
     var (unlocked, locked) = try store.searchItems(attributes, in: collection)
+    if let scope {
+      unlocked.removeAll { !scope.contains($0) }
+      locked.removeAll { !scope.contains($0) }
+    }
     if let group {
       // A locked collection's owners are sealed: its matches stay, as locked.
       let inGroup = { (item: ItemID) in
@@ -196,33 +208,40 @@ package struct StoreView: Sendable {
 
   /// Every item of `collection`, locked or not.
   func items(in collection: String) throws -> [ItemID] {
-    let items: [ItemID] = try store.items(in: collection)
+    var items: [ItemID] = try store.items(in: collection)
+    if let scope { items.removeAll { !scope.contains($0) } }
     if items.count >= MemoryRelease.largeList { noteLargeAnswer() }
     return items
   }
 
   /// Every collection.
-  package func collections() throws -> [CollectionInfo] { try store.collections() }
+  package func collections() throws -> [CollectionInfo] {
+    guard let scope else { return try store.collections() }
+    return try store.collections().filter { scope.shows(collection: $0.name) }
+  }
 
   /// One collection's label, times and lock state.
   func collection(_ name: String) throws -> CollectionInfo { try store.collection(name) }
 
   /// The collection an alias points at.
-  package func alias(_ name: String) throws -> String? { try store.alias(name) }
+  package func alias(_ name: String) throws -> String? {
+    if let scope { return try scope.alias(name, in: store) }
+    return try store.alias(name)
+  }
 
   /// The item an item path would name, whether or not it exists.
   package func itemID(at path: SecretPath) throws -> ItemID? {
-    try Resolver.itemID(path, in: store)
+    try Resolver.itemID(path, in: store, scope: scope)
   }
 
   /// The collection an object path leads to (see `Resolver.owningCollection`).
   func owningCollection(_ path: ObjectPath) throws -> String? {
-    try Resolver.owningCollection(path, in: store)
+    try Resolver.owningCollection(path, in: store, scope: scope)
   }
 
   /// The collection a path argument names (see `Resolver.namedCollection`).
   package func namedCollection(_ path: ObjectPath) throws(DBusError) -> String {
-    try Resolver.namedCollection(path, in: store)
+    try Resolver.namedCollection(path, in: store, scope: scope)
   }
 
   /// What `read` finds among the store's own records (lock policies, the last login unlock):
@@ -274,7 +293,7 @@ package struct StoreView: Sendable {
   /// `protect`. A caller with no display to show a dialog on gets an error naming the command
   /// that grants access instead.
   func accessAsk(for items: [ItemID]) throws(DBusError) -> AccessAsk? {
-    guard state.access.enforces, let caller, !items.isEmpty else { return nil }
+    guard state.access.enforces, scope == nil, let caller, !items.isEmpty else { return nil }
     guard caller.hasDisplay else {
       let refused = items.filter { !isLocked($0.collection) && isLocked($0) }
       guard !refused.isEmpty else { return AccessAsk(caller: caller, items: items) }

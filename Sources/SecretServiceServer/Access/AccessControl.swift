@@ -55,9 +55,15 @@ package final class CallerApp: Sendable {
   let startTime: UInt64?
   /// How its audit records name it (made once: every record of the connection repeats it).
   let auditApp: AuditRecord.App
+  /// The share it calls through, which decides what it may use; nil on the session bus.
+  let share: ShareScope?
 
-  init(identity: AppIdentity, pid: UInt32?, startTime: UInt64?, sender: BusName) {
+  init(
+    identity: AppIdentity, pid: UInt32?, startTime: UInt64?, sender: BusName,
+    share: ShareScope? = nil
+  ) {
     (self.identity, self.pid, self.startTime, self.sender) = (identity, pid, startTime, sender)
+    self.share = share
     auditApp = AuditRecord.App(identity, pid: pid)
   }
 
@@ -241,7 +247,11 @@ package final class AccessControl: Sendable {
       seen = KernelClock.ticksSinceBoot()
     }
     let identity: AppIdentity
-    if let uid = credentials?.uid, uid != getuid() {
+    let share = request.context.value(ShareScope.self)
+    if let share {
+      // The share is the grant, and what the audit log names; the process is in its pid.
+      identity = share.identity
+    } else if let uid = credentials?.uid, uid != getuid() {
       // The session bus is the user's own; another user (root) is never remembered as one of
       // the user's programs.
       identity = .unknown(pid: credentials?.pid, why: "it runs as another user (uid \(uid))")
@@ -255,7 +265,7 @@ package final class AccessControl: Sendable {
     }
     let caller = CallerApp(
       identity: identity, pid: credentials?.pid, startTime: credentials?.processStartTime,
-      sender: sender)
+      sender: sender, share: share)
     state.withLock { $0.callers[sender] = caller }
     logger.debug("caller \(sender.rawValue) is \(identity.kind.rawValue) \(identity.key)")
     return caller
@@ -265,6 +275,9 @@ package final class AccessControl: Sendable {
 
   /// Whether `caller` may use `item` (an unlocked collection's) without asking, and why.
   func answer(for caller: CallerApp, item: ItemID, in store: KeychainStore) -> AccessAnswer {
+    if let share = caller.share {
+      return share.contains(item) ? .allow(.grant) : .ask(changed: false)
+    }
     let (once, made) = state.withLock {
       (
         $0.once[caller.sender]?.contains(item) == true

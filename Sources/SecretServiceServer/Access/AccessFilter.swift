@@ -64,7 +64,10 @@ struct AccessFilter: CallFilter {
   private func decision(_ operation: AuditRecord.Operation, _ item: ItemID, _ caller: CallerApp)
     -> AuditRecord.Decision
   {
-    if operation == .create { return caller.identity.isRememberable ? .owner : .allowed }
+    if operation == .create {
+      // A share's clients store for the user: the item has no owner (`StoreView.creator`).
+      return caller.identity.isRememberable && caller.share == nil ? .owner : .allowed
+    }
     if operation == .delete { return .allowed }
     guard case .allow(let why) = state.access.answer(for: caller, item: item, in: state.store)
     else { return state.access.enforces ? .allowed : .wouldAsk }

@@ -105,6 +105,7 @@ extension AccessControl {
       "It was run in a terminal or login, and is told apart from the same tool in any other."
     case .via: "It is identified by the program that ran it."
     case .unit: "It is a systemd unit, named by systemd's own connection."
+    case .share: "It calls through a share made with keychainctl share."
     case .unknown:
       identity.unknownReason.map { "It could not be identified: \($0)." }
         ?? "It could not be identified."
