@@ -188,6 +188,15 @@ let package = Package(
         "KeychainFIDO2", "KeychainCredentials", .product(name: "Logging", package: "swift-log"),
       ]),
 
+    // Scoped shares: a private bus per share on which the daemon's core serves the Secret
+    // Service over a few items, and the Shares interface that makes them: a front end.
+    .target(
+      name: "ShareServer",
+      dependencies: [
+        "SecretServiceServer", "SecretServiceProtocol", "KeychainStore", "KeychainDBus",
+        "KeychainSystem", .product(name: "Logging", package: "swift-log"),
+      ]),
+
     // The Flatpak secret portal's backend, served on the daemon's core: a front end.
     .target(
       name: "PortalServer",
@@ -227,7 +236,7 @@ let package = Package(
       name: "keychaind",
       dependencies: [
         "KeychainSystem", "SecretServiceServer", "KWalletServer", "PortalServer",
-        "ManagementServer", "KeychainSession", "KeychainStore",
+        "ManagementServer", "ShareServer", "KeychainSession", "KeychainStore",
         "KeychainCrypto", "KeychainDBus", "KeyringControl", "SecretServiceProtocol",
         "KWalletProtocol", "KeychainImport", "KeychainAccess", "KeychainTPM",
         "KeychainFIDO2", "KeychainCredentials",

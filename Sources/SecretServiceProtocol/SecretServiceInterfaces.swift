@@ -92,6 +92,9 @@ extension SecretService {
         SlotMethods.unlockWithTPM2AndFIDO2, SlotMethods.resetPassword,
       ])
 
+    public static let shares = Interface(
+      sharesInterface, methods: [ShareMethods.create, ShareMethods.list, ShareMethods.revoke])
+
     /// The Flatpak secret portal's backend.
     public static let portal = Interface(
       PortalMethods.interface, methods: [PortalMethods.retrieveSecret],

@@ -33,6 +33,8 @@ public enum SecretService {
   public static let accessInterface: InterfaceName = "org.keychain_linux.Access"
   /// keychaind's own: the key slots of collections (`keychainctl slot`).
   public static let slotsInterface: InterfaceName = "org.keychain_linux.Slots"
+  /// keychaind's own: scoped shares, private buses that show a few items (`keychainctl share`).
+  public static let sharesInterface: InterfaceName = "org.keychain_linux.Shares"
 }
 
 extension ErrorName {

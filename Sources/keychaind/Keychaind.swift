@@ -19,6 +19,7 @@ import ManagementServer
 import PortalServer
 import SecretServiceProtocol
 import SecretServiceServer
+import ShareServer
 
 /// keychaind's command line, for the program's entry point (`Sources/KeychainMain`).
 public enum KeychaindProgram {
@@ -143,6 +144,8 @@ struct Keychaind: AsyncParsableCommand {
         core: $0, tpm2TCTI: configuration.tpm2TCTI, fido2Device: configuration.fido2Device)
     }
     daemon.serve { PortalFrontEnd(core: $0) }
+    let shares = ShareHost(core: daemon.core, environment: environment, logger: logger)
+    daemon.serve { SharesFrontEnd(core: $0, host: shares) }
     if configuration.kwallet {
       daemon.serve { KWalletFrontEnd(core: $0, kwalletrc: KWalletSettings.path(environment)) }
     }
@@ -200,6 +203,7 @@ struct Keychaind: AsyncParsableCommand {
     logger.info("stopping: \(reason)")
     control?.close()
     credentials?.close()
+    await shares.endAll()
     await connection.close()
     daemon.stopping()
     do {
