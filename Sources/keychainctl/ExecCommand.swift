@@ -39,18 +39,7 @@ struct Exec: AsyncParsableCommand {
     guard parts.count == 2, !parts[0].isEmpty,
       parts[0].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
     else { throw ValidationError("'\(spec)': expected NAME=QUERY, NAME a variable name") }
-    var attributes: [String: String] = [:]
-    for pair in parts[1].split(separator: ",") {
-      let attribute = pair.split(separator: "=", maxSplits: 1).map(String.init)
-      guard attribute.count == 2, !attribute[0].isEmpty else {
-        throw ValidationError("'\(spec)': a QUERY is attribute=value pairs joined by commas")
-      }
-      attributes[attribute[0]] = attribute[1]
-    }
-    guard !attributes.isEmpty else {
-      throw ValidationError("'\(spec)': the QUERY names no attribute")
-    }
-    return (parts[0], attributes)
+    return (parts[0], try ItemQuery.parse(parts[1], in: spec))
   }
 
   func validate() throws {
@@ -105,8 +94,7 @@ struct Exec: AsyncParsableCommand {
     _ client: SecretServiceClient, _ attributes: [String: String], for name: String
   ) async throws -> SecureBytes {
     guard let item = try await matches(client, attributes, unlock: true).first else {
-      let query = attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-      complain("keychainctl: no item matches \(query.joined(separator: ",")) (for \(name))")
+      complain("keychainctl: no item matches \(ItemQuery.text(attributes)) (for \(name))")
       throw Exit.failure
     }
     return try await client.secret(of: item)

@@ -28,7 +28,7 @@ struct Keychainctl: AsyncParsableCommand {
       AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
       List.self, Create.self, Delete.self, SetDefault.self, Passwd.self, Status.self,
       Check.self, Import.self, Export.self, Doctor.self, PamUnlock.self, LockPolicyCommand.self,
-      AccessCommand.self, AuditCommand.self, SlotCommand.self, Exec.self,
+      AccessCommand.self, AuditCommand.self, SlotCommand.self, Exec.self, ShareCommand.self,
     ])
 }
 

@@ -18,6 +18,30 @@ func connectedClient() async throws -> SecretServiceClient {
   }
 }
 
+/// A QUERY of `exec` and `share`: attribute=value pairs joined by commas.
+enum ItemQuery {
+  /// The attributes of `query`; errors quote `context`, the argument it came in.
+  static func parse(_ query: String, in context: String) throws -> [String: String] {
+    var attributes: [String: String] = [:]
+    for pair in query.split(separator: ",") {
+      let attribute = pair.split(separator: "=", maxSplits: 1).map(String.init)
+      guard attribute.count == 2, !attribute[0].isEmpty else {
+        throw ValidationError("'\(context)': a QUERY is attribute=value pairs joined by commas")
+      }
+      attributes[attribute[0]] = attribute[1]
+    }
+    guard !attributes.isEmpty else {
+      throw ValidationError("'\(context)': the QUERY names no attribute")
+    }
+    return attributes
+  }
+
+  /// `attributes` as a person typed them, sorted.
+  static func text(_ attributes: [String: String]) -> String {
+    attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+  }
+}
+
 /// Unlocked and (unlocked on request, through the provider's prompt) locked matches.
 func matches(_ client: SecretServiceClient, _ attributes: [String: String], unlock: Bool)
   async throws -> [ObjectPath]

@@ -275,7 +275,8 @@ func sayingWhy<T>(_ body: () async throws -> T) async throws -> T {
     complain("keychainctl: the password is not correct")
     throw Exit.failure
   } catch let error as DBusError
-    where [.accessDenied, .invalidArgs, .noSuchObject, .failed].contains(error.name)
+    where [.accessDenied, .invalidArgs, .noSuchObject, .failed, .limitsExceeded, .isLocked]
+    .contains(error.name)
   {
     complain("keychainctl: \(error.message)")
     throw Exit.failure

@@ -173,13 +173,13 @@ _keychainctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    store|lookup|search|clear|lock|unlock|add-generic-password|find-generic-password|delete-generic-password|add-internet-password|find-internet-password|delete-internet-password|list|create|delete|set-default|passwd|status|check|import|export|doctor|pam-unlock|lock-policy|access|audit|slot|exec|help)
+    store|lookup|search|clear|lock|unlock|add-generic-password|find-generic-password|delete-generic-password|add-internet-password|find-internet-password|delete-internet-password|list|create|delete|set-default|passwd|status|check|import|export|doctor|pam-unlock|lock-policy|access|audit|slot|exec|share|help)
         # Offer subcommand argument completions
         "_keychainctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'store lookup search clear lock unlock add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password list create delete set-default passwd status check import export doctor pam-unlock lock-policy access audit slot exec help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'store lookup search clear lock unlock add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password list create delete set-default passwd status check import export doctor pam-unlock lock-policy access audit slot exec share help' -- "${cur}"))
         ;;
     esac
 }
@@ -974,6 +974,66 @@ _keychainctl_exec() {
         return
         ;;
     esac
+}
+
+_keychainctl_share() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __keychainctl_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    create|list|revoke)
+        # Offer subcommand argument completions
+        "_keychainctl_share_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'create list revoke' -- "${cur}"))
+        ;;
+    esac
+}
+
+_keychainctl_share_create() {
+    repeating_flags=()
+    non_repeating_flags=(--read-only -h --help)
+    repeating_options=(--items)
+    non_repeating_options=(--ttl --label)
+    __keychainctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--items')
+        return
+        ;;
+    '--ttl')
+        return
+        ;;
+    '--label')
+        return
+        ;;
+    esac
+}
+
+_keychainctl_share_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __keychainctl_offer_flags_options 0
+}
+
+_keychainctl_share_revoke() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __keychainctl_offer_flags_options 1
 }
 
 _keychainctl_help() {

@@ -128,6 +128,16 @@ function __keychainctl_parse_tokens -S
             end
         case 'exec'
             __keychainctl_parse_subcommand -r 1 'env=+' 'file=+' 'h/help'
+        case 'share'
+            __keychainctl_parse_subcommand 0 'h/help'
+            switch $unparsed_tokens[1]
+            case 'create'
+                __keychainctl_parse_subcommand 0 'items=+' 'ttl=' 'read-only' 'label=' 'h/help'
+            case 'list'
+                __keychainctl_parse_subcommand 0 'json' 'h/help'
+            case 'revoke'
+                __keychainctl_parse_subcommand 1 'h/help'
+            end
         case 'help'
             __keychainctl_parse_subcommand -r 1 
         end
@@ -212,6 +222,7 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positio
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'audit' -d 'Show keychaind\'s audit log: which application accessed which item, and when.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'slot' -d 'List, add, remove and test the key slots that open a collection (keychaind only).'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'exec' -d 'Run a command with secrets in its environment or in memory-only files.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'share' -d 'Share a few items on a private bus, for a sandbox, a container or an agent.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl store" label' -l 'label' -d 'The item\'s label.' -rfka ''
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl store" collection' -l 'collection' -d 'The collection\'s object path (default: the default collection).' -rfka ''
@@ -407,3 +418,15 @@ complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_o
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl exec"' -l 'env' -d 'NAME=QUERY: a secret in an environment variable.' -rfka ''
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl exec"' -l 'file' -d 'NAME=QUERY: a secret in a memory-only file.' -rfka ''
 complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl exec" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl share" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl share" -eq 1' -fa 'create' -d 'Make a share and print its bus address (the default subcommand).'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl share" -eq 1' -fa 'list' -d 'List the live shares.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_positional "keychainctl share" -eq 1' -fa 'revoke' -d 'End a share: its clients are cut off and its socket is removed.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl share create"' -l 'items' -d 'QUERY…: the items to share (attribute=value pairs joined by commas).' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl share create" ttl' -l 'ttl' -d 'How long it lasts: 90s, 30m, 1h, 7d, or never (until revoked).' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl share create" read-only' -l 'read-only' -d 'Its clients may read, never change or store.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl share create" label' -l 'label' -d 'What it is for, shown by share list.' -rfka ''
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl share create" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl share list" json' -l 'json' -d 'Print JSON.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl share list" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'keychainctl' -n '__keychainctl_should_offer_completions_for_flags_or_options "keychainctl share revoke" h help' -s 'h' -l 'help' -d 'Show help information.'
