@@ -4,7 +4,8 @@
 // `LoadCredential=ID:%t/keychaind/credentials` makes systemd connect to this socket from an
 // abstract address that names the unit and the credential, and read to the end. This server
 // answers with the secret the user granted that unit under that id, or closes at once, which
-// systemd takes as a missing credential and fails the unit. One thread accepts and answers one
+// systemd 252 takes as an empty credential: the unit runs with an empty file (a real user
+// manager shows it: SystemdUserManagerTests). One thread accepts and answers one
 // connection at a time; the peer must be this user (systemd's user manager), checked before
 // anything is read.
 
