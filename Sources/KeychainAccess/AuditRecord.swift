@@ -63,14 +63,16 @@ public struct AuditRecord: Codable, Sendable, Equatable {
       case key, kind, display, strength, verified, pid
     }
 
-    public init(_ identity: AppIdentity, pid: UInt32?) {
+    /// `strength` when given says how sure the identification is instead of the identity's
+    /// kind (a command keychainctl exec says it runs: its word).
+    public init(_ identity: AppIdentity, pid: UInt32?, strength: String? = nil) {
       key = identity.key
       kind = identity.kind.rawValue
       display = identity.display
-      strength = identity.strength
+      self.strength = strength ?? identity.strength
       verified = identity.verified
       self.pid = pid
-      json = Self.json(key, kind, display, strength, verified, pid)
+      json = Self.json(key, kind, display, self.strength, verified, pid)
     }
 
     public init(from decoder: any Decoder) throws {

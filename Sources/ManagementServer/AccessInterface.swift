@@ -23,6 +23,7 @@ struct AccessInterface: DBusInterface {
     table.on(Methods.allow, allow)
     table.on(Methods.allowCredential, allowCredential)
     table.on(Methods.revoke, revoke)
+    table.on(Methods.runsCommand, runsCommand)
     table.on(Methods.learn, learn)
     table.on(Methods.startLearning, startLearning)
     table.on(Methods.learning, learning)
@@ -39,6 +40,11 @@ struct AccessInterface: DBusInterface {
   func identify(_ request: MethodRequest) async throws -> (String, String, String) {
     let identity = await state.access.caller(of: request).identity
     return (identity.key, identity.kind.rawValue, identity.display)
+  }
+
+  func runsCommand(_ request: MethodRequest, path: String) async throws {
+    guard state.access.isOn else { return }
+    try state.access.runsCommand(path, caller: await state.access.caller(of: request))
   }
 
   func list(_ request: MethodRequest) async throws -> String {

@@ -40,6 +40,12 @@ extension SecretServiceClient {
       try secretValue(password, contentType: "text/plain"))
   }
 
+  /// Says that this client runs the executable at `path` with what it reads next
+  /// (`keychainctl exec`), for keychaind's audit log.
+  public func runsCommand(_ path: String) async throws {
+    try await call(Self.service, SecretService.AccessMethods.runsCommand, path)
+  }
+
   /// Removes `app`'s grants on `objects`; returns how many.
   public func revokeAccess(app: String, objects: [ObjectPath]) async throws -> UInt32 {
     try await call(Self.service, SecretService.AccessMethods.revoke, app, objects)

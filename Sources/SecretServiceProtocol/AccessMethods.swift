@@ -34,6 +34,11 @@ extension SecretService {
     public static let allowCredential = Takes<String, String, ObjectPath, Secret>.Returns<UInt32>(
       accessInterface, "AllowCredential", ["unit", "credential", "item", "password"], ["granted"],
       errors: [.noSession, .accessDenied, .invalidArgs, .noSuchObject, .isLocked, .ioError])
+    /// keychainctl exec is about to run the executable at `path` with what it reads next: the
+    /// audit log names those reads as that command's, run by keychainctl. Only keychainctl may
+    /// call it; what it may read is unchanged.
+    public static let runsCommand = Takes<String>.ReturnsNothing(
+      accessInterface, "RunsCommand", ["path"], errors: [.accessDenied, .invalidArgs])
     /// Removes `app`'s grants on `objects` (every grant of `app` in a collection named);
     /// needs no password. Returns how many were removed.
     public static let revoke = Takes<String, [ObjectPath]>.Returns<UInt32>(

@@ -76,7 +76,7 @@ extension SecretService {
       accessInterface,
       methods: [
         AccessMethods.identify, AccessMethods.list, AccessMethods.allow,
-        AccessMethods.allowCredential, AccessMethods.revoke,
+        AccessMethods.allowCredential, AccessMethods.revoke, AccessMethods.runsCommand,
         AccessMethods.learn, AccessMethods.startLearning, AccessMethods.learning,
         AccessMethods.applyLearning, AccessMethods.discardLearning, AccessMethods.groupAdd,
         AccessMethods.groupRemove, AccessMethods.groupOf, AccessMethods.verifyAudit,

@@ -21,7 +21,7 @@ struct Exec: AsyncParsableCommand {
       read-only, and sets NAME to its path (/dev/fd/N). A QUERY is attribute=value pairs \
       joined by commas (service=github,user=alice); locked items are unlocked through the \
       prompt. Nothing is written to disk, and keychainctl's own environment never holds a \
-      secret. The exit status is the command's (128 + N when signal N ended it; 127 when it \
+      secret. keychaind's audit log names the reads as the command's, run by keychainctl. The exit status is the command's (128 + N when signal N ended it; 127 when it \
       could not be started). Example: `keychainctl exec --env GH_TOKEN=service=github -- gh \
       repo list`.
       """)
@@ -50,8 +50,26 @@ struct Exec: AsyncParsableCommand {
     }
   }
 
+  /// The file `name` runs as execvp would find it: a path as it is (absolute), a bare name on
+  /// PATH; nil when no executable file is there.
+  static func executable(_ name: String) -> String? {
+    let current = FileManager.default.currentDirectoryPath
+    if name.contains("/") { return name.hasPrefix("/") ? name : current + "/" + name }
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+    return path.split(separator: ":", omittingEmptySubsequences: false)
+      .map { ($0.isEmpty ? current : String($0)) + "/" + name }
+      .first { FileManager.default.isExecutableFile(atPath: $0) }
+  }
+
   func run() async throws {
+    guard let file = Self.executable(command[0]) else {
+      complain("keychainctl: cannot run \(command[0]): no such command on PATH")
+      throw ExitCode(127)
+    }
     let client = try await connectedClient()
+    // The audit log then names the reads as the command's. A provider without it (or one that
+    // cannot tell this is keychainctl) audits them as keychainctl's: nothing else changes.
+    try? await client.runsCommand(file)
     var secrets: [(name: String, value: SecureBytes)] = []
     for spec in environment {
       let (name, attributes) = try Self.parse(spec)
@@ -74,7 +92,7 @@ struct Exec: AsyncParsableCommand {
       .map { "\($0.key)=\($0.value)" }
     let paths = memoryFiles.map { "\($0.name)=/dev/fd/\($0.file.rawValue)" }
     let started = SecretChild.spawn(
-      command[0], command, environment: inherited + paths, secrets: secrets)
+      file, command, environment: inherited + paths, secrets: secrets)
     secrets.removeAll()
     guard case .success(let pid) = started else {
       if case .failure(let error) = started {

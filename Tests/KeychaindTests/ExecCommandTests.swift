@@ -38,6 +38,14 @@ import Testing
       "\(ran.stdout)")
     #expect(FileManager.default.fileExists(atPath: marker))
     try FileManager.default.removeItem(atPath: marker)
+    // The audit log names the reads as the command's, run by keychainctl, on keychainctl's word.
+    let shell = URL(fileURLWithPath: "/bin/sh").resolvingSymlinksInPath().path
+    let audit = try run(daemon, ["audit", "show"]).stdout
+    let reads = audit.split(separator: "\n").filter {
+      $0.contains(" read ") && $0.contains("@exe:\(shell) pid")
+    }
+    #expect(reads.count == 2, "\(audit)")
+    #expect(reads.allSatisfy { $0.contains("identified by keychainctl's word") })
 
     // A signal's end is 128 + N; a command that cannot start is 127.
     let killed = try run(
@@ -45,6 +53,8 @@ import Testing
     #expect(killed.status == 128 + SIGTERM)
     let missing = try run(daemon, ["exec", "--env", "T=service=github", "--", "/nonexistent"])
     #expect(missing.status == 127 && missing.stderr.contains("cannot run /nonexistent"))
+    let unknown = try run(daemon, ["exec", "--env", "T=service=github", "--", "no-such-command"])
+    #expect(unknown.status == 127 && unknown.stderr.contains("no such command on PATH"))
 
     // Nothing matches: a plain line, exit status 1, and the command is not run.
     let none = try run(

@@ -46,6 +46,40 @@ extension AccessControl {
 }
 
 extension AccessControl {
+  /// keychainctl's own executable as keychaind sees a client's (they are one program).
+  static let ownExecutable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+
+  /// keychainctl exec says it runs the executable at `path` with what it reads next: from now
+  /// on the audit log names the caller's reads as that command's, run by keychainctl
+  /// (`via:exe:KEYCHAINCTL@exe:COMMAND`, identified by keychainctl's word), with who ran
+  /// keychainctl in its display. What the caller may read is decided as before, by its own
+  /// identity: the command is its word, not a fact keychaind checked. Only keychainctl may say
+  /// it; with access control off, nothing is audited and nothing changes.
+  package func runsCommand(_ path: String, caller: CallerApp) throws(DBusError) {
+    let frontEnd = "via:exe:\(Self.ownExecutable)@"
+    guard caller.share == nil, caller.identity.kind == .via, caller.identity.key.hasPrefix(frontEnd)
+    else {
+      throw DBusError(
+        .accessDenied,
+        "only keychainctl exec says which command it runs, and \(caller.identity.display) is not it"
+      )
+    }
+    guard path.hasPrefix("/") else {
+      throw DBusError(.invalidArgs, "'\(path)': the command's absolute path is needed")
+    }
+    let (key, pin) = try applicationKey(path)
+    let name = URL(fileURLWithPath: String(key.dropFirst(4))).lastPathComponent
+    let command = AppIdentity(
+      kind: .via, key: frontEnd + key, pin: pin,
+      display: "\(name), run by keychainctl exec (\(caller.identity.display))",
+      verified: caller.identity.verified)
+    let audited = CallerApp(
+      identity: caller.identity, pid: caller.pid, startTime: caller.startTime,
+      sender: caller.sender,
+      audited: AuditRecord.App(command, pid: caller.pid, strength: "keychainctl's word"))
+    state.withLock { $0.callers[caller.sender] = audited }
+  }
+
   /// The `keychainctl access allow` line that allows the application `key` (`PROGRAM` when it
   /// has none) the objects at `paths`: what a refusal's error or notification tells the user to
   /// run.

@@ -58,13 +58,15 @@ package final class CallerApp: Sendable {
   /// The share it calls through, which decides what it may use; nil on the session bus.
   let share: ShareScope?
 
+  /// - Parameter audited: how its audit records name it, when not by `identity` (the command
+  ///   keychainctl exec runs, see `runsCommand`).
   init(
     identity: AppIdentity, pid: UInt32?, startTime: UInt64?, sender: BusName,
-    share: ShareScope? = nil
+    share: ShareScope? = nil, audited: AuditRecord.App? = nil
   ) {
     (self.identity, self.pid, self.startTime, self.sender) = (identity, pid, startTime, sender)
     self.share = share
-    auditApp = AuditRecord.App(identity, pid: pid)
+    auditApp = audited ?? AuditRecord.App(identity, pid: pid)
   }
 
   /// Whether it runs where a dialog could reach its user (a graphical session): read when a
@@ -173,7 +175,7 @@ package final class AccessControl: Sendable {
     default: .protect
     }
   }
-  var isOn: Bool { currentMode.load(ordering: .relaxed) != 0 }
+  package var isOn: Bool { currentMode.load(ordering: .relaxed) != 0 }
   var enforces: Bool { currentMode.load(ordering: .relaxed) == 2 }
 
   /// Turns `protect` on (from `audit`: the audit log and identities are there already), and
