@@ -46,6 +46,14 @@ import Testing
     }
     #expect(reads.count == 2, "\(audit)")
     #expect(reads.allSatisfy { $0.contains("identified by keychainctl's word") })
+    // No other program may say which command it runs.
+    let claim = try daemon.run(
+      "/usr/bin/dbus-send",
+      [
+        "--session", "--print-reply", "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
+        "org.keychain_linux.Access.RunsCommand", "string:/usr/bin/env",
+      ])
+    #expect(claim.status != 0 && claim.stderr.contains("only keychainctl exec"), "\(claim.stderr)")
 
     // A signal's end is 128 + N; a command that cannot start is 127.
     let killed = try run(
