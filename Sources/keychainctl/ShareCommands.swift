@@ -74,9 +74,21 @@ struct ShareCreate: AsyncParsableCommand {
     var items: [ObjectPath] = []
     for query in queries {
       let attributes = try ItemQuery.parse(query, in: query)
-      let found = try await sayingWhy { try await matches(client, attributes, unlock: true) }
+      let text = ItemQuery.text(attributes)
+      // Locked ones are unlocked through the prompt, which asks as a read would.
+      let (unlocked, locked) = try await sayingWhy { try await client.search(attributes) }
+      let opened = locked.isEmpty ? [] : try await sayingWhy { try await client.unlock(locked) }
+      if opened.count < locked.count {
+        complain(
+          "keychainctl: \(locked.count - opened.count) item(s) matching \(text) stay locked (the prompt was dismissed), and are not shared"
+        )
+      }
+      let found = unlocked + opened
       guard !found.isEmpty else {
-        complain("keychainctl: no item matches \(ItemQuery.text(attributes)): nothing is shared")
+        complain(
+          locked.isEmpty
+            ? "keychainctl: no item matches \(text): nothing is shared"
+            : "keychainctl: nothing matching \(text) was unlocked: nothing is shared")
         throw Exit.failure
       }
       items += found.filter { !items.contains($0) }

@@ -211,6 +211,21 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: socket))
   }
 
+  /// In `protect`, sharing another program's item asks as reading it would: with no display
+  /// to ask on, the refusal names the command that allows it, and nothing is shared.
+  @Test func sharingWhatTheMakerMayNotReadAsks() async throws {
+    let daemon = try await DaemonProcess(configuration: "access-control = protect\n")
+    let stored = try daemon.run(
+      "/usr/bin/secret-tool", ["store", "--label=Theirs", "service", "theirs"],
+      stdin: Array("tok-theirs".utf8))
+    #expect(stored.status == 0, "\(stored.stderr)")
+    let refused = try ctl(daemon, ["share", "--items", "service=theirs"])
+    #expect(refused.status == 1, "\(refused.stderr)")
+    #expect(refused.stderr.contains("allow it with: keychainctl access allow"), "\(refused.stderr)")
+    #expect(try ctl(daemon, ["share", "list"]).stdout == "no shares\n")
+    #expect(daemon.terminate() == 0, "\(daemon.log)")
+  }
+
   @Test func badInputIsAClearError() async throws {
     let daemon = try await DaemonProcess()
     #expect(try ctl(daemon, ["store", "--label=Shared", "service", "shared"], "tok").status == 0)
