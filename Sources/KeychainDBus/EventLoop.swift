@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 //
 // The owner thread of one libdbus connection. libdbus is not safe to drive from several threads
-// (a blocked reader starves other threads' sends, see SWIFT-NOTES), so exactly one thread runs a
-// poll() loop over the connection's watches, its timeouts and a wake-up pipe, and that thread is
-// also the serial executor of the `Connection` actor: every libdbus call happens on it.
+// (a thread blocked reading holds the connection's I/O lock, and another thread's send then
+// waits until a message arrives), so exactly one thread runs a poll() loop over the
+// connection's watches, its timeouts and a wake-up pipe, and that thread is also the serial
+// executor of the `Connection` actor: every libdbus call happens on it.
 
 import CKeychainDBus
 import Synchronization

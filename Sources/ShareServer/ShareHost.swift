@@ -89,8 +89,10 @@ public final class ShareHost: Sendable {
       Self.removeFolder(folder)
       throw DBusError(.failed, "cannot start the share's bus: \(error)")
     }
+    var opened: Connection?
     do {
       let connection = try await Connection.connect(to: bus.address, logger: logger)
+      opened = connection
       try await connection.register(core.shareServer(scope, announcingOn: main), at: .root)
       guard
         try await connection.requestName(SecretService.busName, options: [.doNotQueue])
@@ -108,23 +110,24 @@ public final class ShareHost: Sendable {
           scope: scope, address: address, bus: bus, connection: connection, folder: folder,
           expiry: expiry)
       }
-      try await follow(id, connection)
+      try await follow(scope, connection)
       logger.notice(
         "share \(id) made: \(items.count) item(s), \(readOnly ? "read-only" : "read-write"), at \(address)"
       )
       return (scope, address)
     } catch {
+      live.withLock { _ = $0.removeValue(forKey: id) }
+      await opened?.close()
       bus.stop()
       Self.removeFolder(folder)
-      live.withLock { _ = $0.removeValue(forKey: id) }
       throw DBusError(.failed, "cannot serve the share's bus: \(error)")
     }
   }
 
   /// Forgets what the share's callers held as each leaves, and ends the share if its bus stops.
-  private func follow(_ id: String, _ connection: Connection) async throws {
+  private func follow(_ scope: ShareScope, _ connection: Connection) async throws {
     let departures = try await connection.peerDisconnections()
-    let (core, prefix) = (core, "share-\(id)/")
+    let (core, prefix, id) = (core, DaemonCore.callerPrefix(of: scope), scope.id)
     Task {
       for await peer in departures {
         await core.shareCallerLeft(BusName(unchecked: prefix + peer.rawValue))
@@ -132,7 +135,7 @@ public final class ShareHost: Sendable {
     }
     Task { [weak self] in
       for await _ in connection.nameEvents {}
-      await self?.end(id, because: "its bus stopped")
+      await self?.end(id, because: "its bus stopped", busGone: true)
     }
   }
 
@@ -147,13 +150,14 @@ public final class ShareHost: Sendable {
     }
   }
 
-  /// Ends share `id`; false when there is none (any more).
+  /// Ends share `id`; false when there is none (any more). A bus that is gone already is not
+  /// signalled: its pid may name another process by now.
   @discardableResult
-  func end(_ id: String, because reason: String) async -> Bool {
+  func end(_ id: String, because reason: String, busGone: Bool = false) async -> Bool {
     guard let share = live.withLock({ $0.removeValue(forKey: id) }) else { return false }
     share.expiry?.cancel()
     await share.connection.close()
-    share.bus.stop()
+    if !busGone { share.bus.stop() }
     Self.removeFolder(share.folder)
     logger.notice("share \(id) ended: \(reason)")
     return true
