@@ -156,10 +156,11 @@ public final class ShareHost: Sendable {
   func end(_ id: String, because reason: String, busGone: Bool = false) async -> Bool {
     guard let share = live.withLock({ $0.removeValue(forKey: id) }) else { return false }
     share.expiry?.cancel()
+    // Said before the socket goes: whoever sees it gone finds why in the log.
+    logger.notice("share \(id) ended: \(reason)")
     await share.connection.close()
     if !busGone { share.bus.stop() }
     Self.removeFolder(share.folder)
-    logger.notice("share \(id) ended: \(reason)")
     return true
   }
 

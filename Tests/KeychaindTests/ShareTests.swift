@@ -132,6 +132,8 @@ import Testing
     #expect(session.status != 0)
 
     // Every read is audited under the share; nothing names the other item.
+    // keychaind writes audit records in batches: verify has it write what waits first.
+    _ = try ctl(daemon, ["audit", "verify"])
     let audit = try ctl(daemon, ["audit", "show"]).stdout
     #expect(
       audit.contains("read grant /org/freedesktop/secrets/collection/login/1 by share:\(id)"),
@@ -195,13 +197,18 @@ import Testing
     #expect(shares.count == 1 && shares.first?["id"] as? String == id)
     #expect((shares.first?["items"] as? [String])?.count == 3)
     #expect(shares.first?["expires"] == nil && shares.first?["readOnly"] as? Bool == false)
+    // keychaind writes audit records in batches: verify has it write what waits first.
+    _ = try ctl(daemon, ["audit", "verify"])
     let audit = try ctl(daemon, ["audit", "show"]).stdout
     #expect(audit.contains("create allowed") && audit.contains("by share:\(id)"), "\(audit)")
 
     // A share that expires: its socket goes by itself (waited for, not timed).
     let (_, short) = try share(daemon, ["--items", "service=shared", "--ttl", "1s"])
     let deadline = ContinuousClock.now + hangBound
-    while FileManager.default.fileExists(atPath: short), ContinuousClock.now < deadline {
+    while FileManager.default.fileExists(atPath: short)
+      || !daemon.log.contains("ended: it expired"),
+      ContinuousClock.now < deadline
+    {
       usleep(10_000)
     }
     #expect(!FileManager.default.fileExists(atPath: short))
