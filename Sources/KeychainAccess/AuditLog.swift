@@ -6,8 +6,9 @@
 // costs its caller only putting its record in the queue (a line, its MAC and a write(2) per
 // read were 8–10 µs of the daemon's time). Lines are made durable a second after the first
 // unsynced one (at once past 4,096), never with an fsync per read (one per 64 lines cost every
-// read 20 µs). Whatever reads the files here (`verify`, `files`, `anchor`, `sync`) writes the
-// queue first.
+// read 20 µs). A read repeating one of the last minute is counted, not written (see
+// `AuditCoalescer`). Whatever reads the files here (`verify`, `files`, `anchor`, `sync`) writes
+// the queue and the counts first.
 //
 // Nothing waits for the chain's key: until the store gives it (at the first unlock), lines are
 // hashed, and written like the others; once it comes, a `seal` record's MAC vouches for them.
@@ -53,6 +54,9 @@ public final class AuditLog: Sendable {
     /// Records to write in the next batch.
     var queued: [AuditRecord] = []
     var batchScheduled = false
+    /// Repeated reads, held as counts (see `AuditCoalescer`).
+    var repeats = AuditCoalescer()
+    var closingScheduled = false
     var unsynced = 0
     var syncScheduled = false
     var syncs = 0
@@ -103,7 +107,8 @@ public final class AuditLog: Sendable {
   }
 
   deinit {
-    writeQueued()
+    state.withLock { $0.queued += $0.repeats.closing(at: nil) }
+    write(schedulingSync: false)
     state.withLock { state in
       if let file = state.file {
         _ = try? file.synchronize()
@@ -142,7 +147,7 @@ public final class AuditLog: Sendable {
   /// The chain's end and floor, the queue written first, for the store to keep; nil before the
   /// key is known.
   public var anchor: AuditChain.Anchor? {
-    writeQueued()
+    writeRepeats()
     return state.withLock { state in
       state.key == nil
         ? nil : AuditChain.Anchor(seq: state.lastSeq, mac: state.lastLink, floor: state.floor)
@@ -152,11 +157,18 @@ public final class AuditLog: Sendable {
   /// How many fsyncs the log has made (for tests that count them).
   public var syncCount: Int { state.withLock { $0.syncs } }
 
-  /// Queues records, in order, for the next batch (see the top of this file).
+  /// Queues records, in order, for the next batch (see the top of this file); a read that
+  /// repeats one of the last minute is counted instead (see `AuditCoalescer`).
   public func append(_ records: [AuditRecord]) {
     enum Next { case nothing, schedule, writeNow }
+    var closeAt: Double?
     let next = state.withLock { state -> Next in
-      state.queued += records
+      for record in records { state.queued += state.repeats.admit(record) }
+      if state.repeats.holdsRepeats, !state.closingScheduled {
+        state.closingScheduled = true
+        closeAt = state.repeats.nextClosing
+      }
+      if state.queued.isEmpty { return .nothing }
       if state.queued.count >= Self.batchLimit { return .writeNow }
       guard !state.batchScheduled else { return .nothing }
       state.batchScheduled = true
@@ -171,13 +183,44 @@ public final class AuditLog: Sendable {
         writeQueued()
       }
     }
+    scheduleClosing(at: closeAt)
   }
 
   /// Appends one record.
   public func append(_ record: AuditRecord) { append([record]) }
 
+  /// At `time` (Unix time), writes the lines of the repeats whose minute is over, and waits for
+  /// the next such minute if repeats are still held.
+  private func scheduleClosing(at time: Double?) {
+    guard let time else { return }
+    // Weakly: a log let go writes what it holds as it goes (`deinit`), not a minute later.
+    Task.detached { [weak self] in
+      let wait = time - Date().timeIntervalSince1970
+      if wait > 0 { try? await Task.sleep(for: .milliseconds(Int64((wait * 1000).rounded(.up)))) }
+      guard let self else { return }
+      let next = state.withLock { state -> Double? in
+        state.queued += state.repeats.closing(at: Date().timeIntervalSince1970)
+        state.closingScheduled = state.repeats.holdsRepeats
+        return state.repeats.nextClosing
+      }
+      writeQueued()
+      scheduleClosing(at: next)
+    }
+  }
+
+  /// Writes the repeats held, whatever their minute, with the queue: before the log is read,
+  /// synced or closed.
+  private func writeRepeats() {
+    state.withLock { $0.queued += $0.repeats.closing(at: nil) }
+    writeQueued()
+  }
+
   /// Writes the queued records, in order, each given the next sequence number.
-  public func writeQueued() {
+  public func writeQueued() { write(schedulingSync: true) }
+
+  /// Writes the queued records; a sync is scheduled for them when `schedulingSync` (not from
+  /// `deinit`, which syncs itself: a task then would outlive the log).
+  private func write(schedulingSync: Bool) {
     var syncAfter: Duration?
     state.withLock { state in
       state.batchScheduled = false
@@ -203,10 +246,10 @@ public final class AuditLog: Sendable {
         syncAfter = state.unsynced >= Self.syncEvery ? .zero : .seconds(1)
       }
     }
-    if let syncAfter {
+    if let syncAfter, schedulingSync {
       Task.detached { [self] in
         if syncAfter > .zero { try? await Task.sleep(for: syncAfter) }
-        sync()
+        syncWritten()
       }
     }
   }
@@ -292,10 +335,16 @@ public final class AuditLog: Sendable {
     return true
   }
 
-  /// Makes every written line durable. The fsync runs outside the log's lock, on a duplicate
-  /// of the descriptor (a rotation may close the original meanwhile), so that appends do not
-  /// wait for the disk.
+  /// Makes every record durable, the repeats held included.
   public func sync() {
+    writeRepeats()
+    syncWritten()
+  }
+
+  /// Makes the lines written and queued durable (the timer's sync: repeats stay held). The
+  /// fsync runs outside the log's lock, on a duplicate of the descriptor (a rotation may close
+  /// the original meanwhile), so that appends do not wait for the disk.
+  private func syncWritten() {
     writeQueued()
     let duplicate: FileDescriptor? = state.withLock { state in
       state.syncScheduled = false
@@ -311,7 +360,7 @@ public final class AuditLog: Sendable {
 
   /// The log's files, oldest first, with their text (the queue written first).
   public func files() -> [(name: String, text: String)] {
-    writeQueued()
+    writeRepeats()
     return fileSet.all()
   }
 

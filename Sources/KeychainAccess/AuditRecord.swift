@@ -117,7 +117,8 @@ public struct AuditRecord: Codable, Sendable, Equatable {
   public var sender: String
   /// The item's object path, or a collection's for collection-wide operations.
   public var item: String?
-  /// How many items a search returned (searches only).
+  /// How many identical reads the line stands for, the last at `time`, when it is more than
+  /// one: repeats of a read within a minute are written as one line (`AuditCoalescer`).
   public var count: Int?
   /// What changed, in words, for records that name no item (`mode`: "protect → off").
   public var detail: String?

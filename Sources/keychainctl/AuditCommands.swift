@@ -67,8 +67,10 @@ struct AuditCommand: AsyncParsableCommand {
         } else {
           let pid = record.app.pid.map { " pid \($0)" } ?? ""
           let who = record.app.key.isEmpty ? record.app.display : record.app.key
+          // A line of repeated reads: how many, the last at its time.
+          let times = record.count.map { " (\($0) times, the last then)" } ?? ""
           print(
-            "\(record.date.formatted(.iso8601)) #\(record.seq) \(record.op.rawValue) \(record.decision.rawValue) \(record.item ?? "-") by \(who)\(pid) (\(record.sender), identified by \(record.app.strength))"
+            "\(record.date.formatted(.iso8601)) #\(record.seq) \(record.op.rawValue)\(times) \(record.decision.rawValue) \(record.item ?? "-") by \(who)\(pid) (\(record.sender), identified by \(record.app.strength))"
           )
         }
       }
@@ -113,8 +115,13 @@ struct AuditCommand: AsyncParsableCommand {
         let key = record.app.key.isEmpty ? "unknown" : record.app.key
         let display = record.app.key.isEmpty ? "unidentified programs" : record.app.display
         var row = rows[key] ?? Row(display: display, key: record.app.key, last: record)
-        row.last = record
-        if record.isRefusal { row.refused += 1 } else { row.reads += 1 }
+        // A line of repeated reads is written when their minute is over: not in time order.
+        if record.time >= row.last.time { row.last = record }
+        if record.isRefusal {
+          row.refused += record.count ?? 1
+        } else {
+          row.reads += record.count ?? 1
+        }
         if let item = record.item, !row.items.contains(item) { row.items.append(item) }
         rows[key] = row
       }

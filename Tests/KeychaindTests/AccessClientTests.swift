@@ -3,7 +3,8 @@
 // Real clients in `access-control = protect`, each reading what it stored itself: no dialog
 // (the daemon has no pinentry, so one would fail the client), and the audit log shows each
 // read decided by ownership. python-keyring through its own command, git's libsecret
-// credential helper run by git, and Chromium's "Chromium Safe Storage" key across two runs.
+// credential helper run by git, and Chromium's "Chromium Safe Storage" key across two runs. A
+// client polling its password is one line for its first read and one for the repeats.
 
 import Foundation
 import KeychainTesting
@@ -64,5 +65,32 @@ import Testing
     #expect(shown.hasPrefix("session=abc\n"), "\(shown)\n\(daemon.log)")
     let reads = try await self.reads(daemon, atLeast: 1)
     #expect(!reads.isEmpty && reads.allSatisfy { $0.hasPrefix("owner exe:") }, "\(reads)")
+  }
+
+  @Test func aClientPollingItsPasswordIsALineAndACount() async throws {
+    let daemon = try await daemon()
+    // One connection, one process: stores its password, then reads it five times.
+    let script = """
+      import secretstorage
+      coll = secretstorage.get_default_collection(secretstorage.dbus_init())
+      item = coll.create_item('Poll', {'service': 'poll'}, b'pw', replace=True)
+      print(''.join(item.get_secret().decode() for _ in range(5)))
+      """
+    // A script file, as a real client is: identified, it owns what it stores.
+    let path = daemon.home.path + "/poll.py"
+    try script.write(toFile: path, atomically: true, encoding: .utf8)
+    let polled = try daemon.run("/usr/bin/python3", [path])
+    #expect(polled.stdout == "pwpwpwpwpw\n", "\(polled.stderr)\n\(daemon.log)")
+    // The first read is on disk without anyone asking; `verify` has the repeats written.
+    #expect(try await reads(daemon, atLeast: 1).count == 1)
+    let verified = try daemon.run(Binaries.keychainctl, ["audit", "verify"])
+    #expect(verified.status == 0, "\(verified.stderr)")
+    let lines = try jsonLines(at: daemon.home.path + "/.local/state/keychaind/audit.jsonl")
+      .filter { $0["op"] as? String == "read" }
+    #expect(lines.map { $0["count"] as? Int } == [nil, 4], "\(lines)")
+    let shown = try daemon.run(Binaries.keychainctl, ["audit", "show"]).stdout
+    #expect(shown.contains(" read (4 times, the last then) owner "), "\(shown)")
+    let summary = try daemon.run(Binaries.keychainctl, ["audit", "summary", "--paths"]).stdout
+    #expect(summary.contains(": 5 read(s) of 1 item(s)"), "\(summary)")
   }
 }

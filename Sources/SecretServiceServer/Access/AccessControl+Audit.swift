@@ -86,8 +86,13 @@ extension AccessControl {
     if routine {
       let sender = BusName(unchecked: first.sender)
       let repeated = state.withLock { state in
-        !state.journalled[sender, default: []].insert(first.decision).inserted
-          && records.allSatisfy { state.journalled[sender]?.contains($0.decision) == true }
+        // Looked up before anything is inserted: a repeat, the common case, changes nothing.
+        if let known = state.journalled[sender], records.allSatisfy({ known.contains($0.decision) })
+        {
+          return true
+        }
+        state.journalled[sender, default: []].formUnion(records.map(\.decision))
+        return false
       }
       if repeated { return }
     }
