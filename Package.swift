@@ -332,7 +332,7 @@ let package = Package(
       name: "KeychaindTests",
       dependencies: [
         "KeychainMain", "keychain-load", "keychain-crash", "keychain-samples", "keychainctl",
-        "KeychainTesting",
+        "keychaind", "KeychainTesting",
         "KeychainDBus",
         "KeychainStore", "KeychainImport", "KeyringControl",
         "SecretServiceServer", "KWalletServer", "ManagementServer", "KWalletProtocol",

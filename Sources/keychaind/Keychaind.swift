@@ -24,7 +24,21 @@ import ShareServer
 /// keychaind's command line, for the program's entry point (`Sources/KeychainMain`).
 public enum KeychaindProgram {
   /// Parses the arguments and runs the daemon; exits the process.
-  public static func main() async { await Keychaind.main() }
+  ///
+  /// A start with flags alone, each once (D-Bus and systemd start it with none), does not go
+  /// through ArgumentParser: its reflection of the command's properties cost every start
+  /// 13 M instructions, a quarter of it. Anything else (`--help`, an option with a value, a
+  /// mistake) is ArgumentParser's to read and answer.
+  public static func main() async {
+    guard let start = DaemonStart(flagsOnly: Array(CommandLine.arguments.dropFirst())) else {
+      return await Keychaind.main()
+    }
+    do {
+      try await start.run()
+    } catch {
+      Keychaind.exit(withError: error)
+    }
+  }
 }
 
 struct Keychaind: AsyncParsableCommand {
@@ -65,6 +79,44 @@ struct Keychaind: AsyncParsableCommand {
 
   @Flag(help: "Log debugging detail (never secrets, passwords or attribute values).")
   var verbose = false
+
+  func run() async throws {
+    try await DaemonStart(
+      dataDirectory: dataDirectory, configurationPath: configurationPath, unlock: unlock,
+      replace: replace, verbose: verbose
+    ).run()
+  }
+}
+
+/// What the command line chose (`Keychaind`), and the daemon's start and life (`run`).
+struct DaemonStart {
+  var dataDirectory: String?
+  var configurationPath: String?
+  var unlock = false
+  var replace = false
+  var verbose = false
+
+  init(
+    dataDirectory: String?, configurationPath: String?, unlock: Bool, replace: Bool,
+    verbose: Bool
+  ) {
+    (self.dataDirectory, self.configurationPath) = (dataDirectory, configurationPath)
+    (self.unlock, self.replace, self.verbose) = (unlock, replace, verbose)
+  }
+
+  /// The start `arguments` ask for when they are flags `Keychaind` declares, each given once;
+  /// nil for anything else.
+  init?(flagsOnly arguments: [String]) {
+    guard Set(arguments).count == arguments.count else { return nil }
+    for argument in arguments {
+      switch argument {
+      case "--unlock": unlock = true
+      case "--replace": replace = true
+      case "--verbose": verbose = true
+      default: return nil
+      }
+    }
+  }
 
   func run() async throws {
     Hardening.apply()
