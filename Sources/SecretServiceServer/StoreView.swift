@@ -78,10 +78,7 @@ package struct StoreView: Sendable {
     guard let caller, let item = request.context.value(RefusedReplace.self)?.item else {
       return error.dbusError
     }
-    return DBusError(
-      .accessDenied,
-      "an item with these attributes belongs to another program, which \(caller.identity.display) may not replace; allow it with: "
-        + AccessControl.allowCommand(caller.identity.key, [Resolver.path(of: item).rawValue]))
+    return AccessRefusal.replace(caller.identity, item: Resolver.path(of: item).rawValue).error
   }
 
   /// Who new items are owned by: the caller's application, when it can be remembered.
@@ -106,8 +103,7 @@ package struct StoreView: Sendable {
     }
     let identity = caller.identity
     guard identity.isRememberable else {
-      throw DBusError(
-        .notInAccessGroup, "\(identity.display) cannot be identified, so it is in no access group")
+      throw AccessRefusal.unidentifiedInNoGroup(identity).error
     }
     if group == identity.key { return group }
     if group.hasPrefix(AccessGrant.groupPrefix) {
@@ -120,16 +116,9 @@ package struct StoreView: Sendable {
           }
       }
       if member { return group }
-      throw DBusError(
-        .notInAccessGroup,
-        "\(identity.display) is not in the access group \(group); add it with: "
-          + KeychainctlCommand.accessGroupAdd(
-            String(group.dropFirst(AccessGrant.groupPrefix.count)), app: identity.key)
-      )
+      throw AccessRefusal.notMember(identity, group: group).error
     }
-    throw DBusError(
-      .notInAccessGroup,
-      "\(identity.display) is not in the access group \(group): it is \(identity.key)")
+    throw AccessRefusal.otherApplicationsGroup(identity, group: group).error
   }
 
   /// Throws `error` (the method's own Locked error) unless the caller may use `item` now for
@@ -298,12 +287,9 @@ package struct StoreView: Sendable {
       let refused = items.filter { !isLocked($0.collection) && isLocked($0) }
       guard !refused.isEmpty else { return AccessAsk(caller: caller, items: items) }
       for item in refused { note(.read, .noDisplay, item) }
-      throw DBusError(
-        .accessDenied,
-        "\(caller.identity.display) may not read \(refused.count == 1 ? "this item" : "these items") "
-          + "and there is no display to ask on; allow it with: "
-          + AccessControl.allowCommand(
-            caller.identity.key, refused.map { Resolver.path(of: $0).rawValue }))
+      throw AccessRefusal.readWithoutDisplay(
+        caller.identity, items: refused.map { Resolver.path(of: $0).rawValue }
+      ).error
     }
     return AccessAsk(caller: caller, items: items)
   }

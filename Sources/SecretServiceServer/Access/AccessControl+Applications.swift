@@ -59,10 +59,7 @@ extension AccessControl {
     let frontEnd = "via:exe:\(Self.ownExecutable)@"
     guard caller.share == nil, caller.identity.kind == .via, caller.identity.key.hasPrefix(frontEnd)
     else {
-      throw DBusError(
-        .accessDenied,
-        "only keychainctl exec says which command it runs, and \(caller.identity.display) is not it"
-      )
+      throw AccessRefusal.notKeychainctl(caller.identity).error
     }
     guard path.hasPrefix("/") else {
       throw DBusError(.invalidArgs, "'\(path)': the command's absolute path is needed")

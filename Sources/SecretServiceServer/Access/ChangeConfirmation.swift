@@ -22,10 +22,7 @@ extension StoreView {
   {
     guard state.access.enforces, let caller else { return nil }
     guard caller.hasDisplay else {
-      throw DBusError(
-        .accessDenied,
-        "with access-control = protect, \(caller.identity.display) may \(change) only if you allow it in a dialog, and there is no display to show one on"
-      )
+      throw AccessRefusal.changeWithoutDisplay(caller.identity, change: change).error
     }
     return ChangeQuestion(
       app: caller.identity.name,
@@ -42,7 +39,7 @@ extension StoreView {
     let outcome = await state.prompter.run(.confirm(question))
     note(operation, outcome.dismissed ? .denied : .allowedOnce, path)
     guard !outcome.dismissed else {
-      throw DBusError(.accessDenied, "the change was not allowed: \(question.change)")
+      throw AccessRefusal.changeNotAllowed(change: question.change).error
     }
   }
 }
@@ -56,8 +53,7 @@ extension StoreView {
       return nil
     }
     guard !isLocked(collection) else {
-      throw DBusError(
-        .accessDenied, "unlock the collection first: its items' owners are sealed with its key")
+      throw AccessRefusal.deletionWhileLocked.error
     }
     // Unlocked: an item locked for this caller is one its application may not use.
     let others = try items(in: collection).filter { isLocked($0) }

@@ -39,10 +39,10 @@ struct ShareFilter: CallFilter {
       Self.reading.contains(name)
       || (!scope.readOnly && (Self.writing.contains(name) || isItemPropertySet(request)))
     guard allowed else {
-      throw DBusError(
-        .accessDenied,
-        scope.readOnly && (Self.writing.contains(name) || isItemPropertySet(request))
-          ? "this share is read-only" : "\(name) is not available through a share")
+      let isWrite = Self.writing.contains(name) || isItemPropertySet(request)
+      throw
+        (scope.readOnly && isWrite
+        ? AccessRefusal.shareIsReadOnly : .notThroughShare(method: name)).error
     }
     request.context.modify(scope) { _ in }
     let results = try await next(request)
