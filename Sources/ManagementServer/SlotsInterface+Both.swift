@@ -129,9 +129,7 @@ extension SlotsInterface {
       throw DBusError(.accessDenied, "no slot opened it: " + failures.joined(separator: "; "))
     }
     changed("unlocked \(collection) with TPM and FIDO2 slot \(slot)", view, path)
-    view.record(
-      contentsOf: StoreEvent.unlocked(
-        [collection], changed: outcome.wasLocked ? [collection] : []))
+    view.record(contentsOf: outcome.events(of: collection))
     return slot
   }
 

@@ -75,9 +75,7 @@ extension SlotsInterface {
         .accessDenied, "no FIDO2 slot opened it: " + failures.joined(separator: "; "))
     }
     changed("unlocked \(collection) with FIDO2 slot \(slot)", view, path)
-    view.record(
-      contentsOf: StoreEvent.unlocked(
-        [collection], changed: outcome.wasLocked ? [collection] : []))
+    view.record(contentsOf: outcome.events(of: collection))
     return slot
   }
 

@@ -50,9 +50,7 @@ extension SlotsInterface {
       tcti: tpm2TCTI, store: state.store, unlocker: state.unlocker, logger: state.logger)
     let (slot, outcome) = try await view.write { _ in try slots.open(collection, pin: pin) }
     changed("unlocked \(collection) with TPM slot \(slot)", view, path)
-    view.record(
-      contentsOf: StoreEvent.unlocked(
-        [collection], changed: outcome.wasLocked ? [collection] : []))
+    view.record(contentsOf: outcome.events(of: collection))
     return slot
   }
 

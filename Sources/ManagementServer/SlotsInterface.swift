@@ -114,9 +114,7 @@ struct SlotsInterface: DBusInterface {
       try unlocker.unlock(collection, with: given, route: UnlockRecord.Route.recoveryKey)
     }
     changed("unlocked \(collection) with a recovery key", view, path)
-    view.record(
-      contentsOf: StoreEvent.unlocked(
-        [collection], changed: outcome.wasLocked ? [collection] : []))
+    view.record(contentsOf: outcome.events(of: collection))
   }
 
   func resetPassword(

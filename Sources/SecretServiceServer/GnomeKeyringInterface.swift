@@ -55,17 +55,14 @@ struct GnomeKeyringInterface: DBusInterface {
     let password = try self.password(master, request)
     // gnome-keyring takes any password for a collection that is already unlocked.
     let wasLocked = view.isLocked(collection)
-    var hooked = PasswordHookEffects()
+    var outcome = Unlocker.Outcome(wasLocked: false)
     if wasLocked {
       let unlocker = state.unlocker
-      hooked = try await view.write { _ in
+      outcome = try await view.write { _ in
         try unlocker.unlock(collection, with: password, route: UnlockRecord.Route.masterPassword)
-          .hooked
       }
     }
-    view.record(
-      contentsOf: StoreEvent.unlocked(
-        [collection], changed: wasLocked ? [collection] : [], hooked: hooked))
+    view.record(contentsOf: outcome.events(of: collection))
   }
 
   func changeWithMasterPassword(

@@ -32,6 +32,12 @@ public struct Unlocker: Sendable {
     public var created = false
     /// What the password hook did with the password.
     public var hooked = PasswordHookEffects()
+
+    /// What clients must hear of this unlock of `collection`, for `StoreView.record`: a
+    /// change if it was locked, and what the hook did. One mapping for every route.
+    package func events(of collection: String) -> [StoreEvent] {
+      StoreEvent.unlocked([collection], changed: wasLocked ? [collection] : [], hooked: hooked)
+    }
   }
 
   /// Opens `collection` with `password`: a wrong one throws `StoreError.wrongPassword` and
