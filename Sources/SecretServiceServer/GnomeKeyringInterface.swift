@@ -30,7 +30,7 @@ struct GnomeKeyringInterface: DBusInterface {
       properties, invalid: SecretServiceError.invalidPropertiesArgument
     ).label
     let password = try self.password(password, request)
-    let hook = state.unlocker.hook
+    let unlocker = state.unlocker
     let view = StoreView(request, state: state)
     if let question = try view.changeQuestion(
       "create a keyring “\(label.isEmpty ? "Unnamed" : label)” with a password it chose",
@@ -38,12 +38,10 @@ struct GnomeKeyringInterface: DBusInterface {
     {
       try await view.confirm(question, .create, SecretPath.base)
     }
-    let (name, hooked) = try await view.write { store in
-      let name = try Collections.create(label: label, alias: "", password: password, in: store)
-      return (name, hook?(password) ?? PasswordHookEffects())
+    let (name, outcome) = try await view.write { _ in
+      try unlocker.create(label: label, alias: "", password: password)
     }
-    view.record(.collectionCreated(name))
-    view.record(contentsOf: StoreEvent.hooked(hooked))
+    view.record(contentsOf: outcome.events(of: name))
     return Resolver.path(ofCollection: name)
   }
 

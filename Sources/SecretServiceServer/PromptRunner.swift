@@ -165,10 +165,10 @@ package final class PromptRunner: Sendable {
       let dialog = try openDialog(handle)
       defer { dialog.close() }
       let password = try dialog.askNew(.create(label: label.isEmpty ? "Unnamed" : label))
-      let name = try Collections.create(label: label, alias: alias, password: password, in: store)
+      let (name, created) = try unlocker.create(label: label, alias: alias, password: password)
       return PromptOutcome(
         dismissed: false, result: .objectPath(Resolver.path(ofCollection: name)), created: name,
-        hooked: unlocker.hook?(password) ?? PasswordHookEffects())
+        hooked: created.hooked)
     case .confirm(let question):
       let dialog = try openDialog(handle)
       defer { dialog.close() }

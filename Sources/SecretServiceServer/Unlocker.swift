@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 //
-// The one way a collection is opened with a password, whatever asked: a prompt's dialog,
-// gnome-keyring's master-password call, `keychaind --unlock`, PAM through the control socket
-// (and KWallet's `open` and the access dialog to come). Each route opens the collection here,
-// here the login collection's route is remembered for `keychainctl doctor`, and here the
-// password hook runs (keychaind imports gnome-keyring's keyrings with it); what clients must
-// hear of it is `StoreEvent.unlocked`, published through `ServiceState.publish`.
+// The one way a collection is opened, or made, with a password, whatever asked: a prompt's
+// dialog, gnome-keyring's master-password calls, `keychaind --unlock`, PAM through the control
+// socket, a key slot (and KWallet's `open` and the access dialog to come). Each route opens the
+// collection here, here the login collection's route is remembered for `keychainctl doctor`,
+// and here the password hook runs (keychaind imports gnome-keyring's keyrings with it); what
+// clients must hear of it is its outcome's `events`, published through `ServiceState.publish`.
 //
 // Everything here blocks (key derivation takes a third of a second): call it off the
 // connection's thread.
@@ -33,10 +33,13 @@ public struct Unlocker: Sendable {
     /// What the password hook did with the password.
     public var hooked = PasswordHookEffects()
 
-    /// What clients must hear of this unlock of `collection`, for `StoreView.record`: a
-    /// change if it was locked, and what the hook did. One mapping for every route.
+    /// What clients must hear of this unlock (or creation) of `collection`, for
+    /// `StoreView.record`: a new collection, or a change if it was locked; and what the hook
+    /// did. One mapping for every route.
     package func events(of collection: String) -> [StoreEvent] {
-      StoreEvent.unlocked([collection], changed: wasLocked ? [collection] : [], hooked: hooked)
+      guard !created else { return [.collectionCreated(collection)] + StoreEvent.hooked(hooked) }
+      return StoreEvent.unlocked(
+        [collection], changed: wasLocked ? [collection] : [], hooked: hooked)
     }
   }
 
@@ -53,6 +56,19 @@ public struct Unlocker: Sendable {
     var outcome = Outcome(wasLocked: wasLocked)
     if runningHook, let hook { outcome.hooked = hook(password) }
     return outcome
+  }
+
+  /// Creates a collection labelled `label` (named by `alias` too, unless empty) with
+  /// `password`, then runs the password hook with it as an unlock does: the one way a
+  /// collection is made with a password (CreateCollection's dialog, gnome-keyring's
+  /// CreateWithMasterPassword). Returns its name.
+  package func create(label: String, alias: String, password: SecureBytes) throws -> (
+    name: String, outcome: Outcome
+  ) {
+    let name = try Collections.create(label: label, alias: alias, password: password, in: store)
+    var outcome = Outcome(wasLocked: false, created: true)
+    if let hook { outcome.hooked = hook(password) }
+    return (name, outcome)
   }
 
   /// Opens `collection` with a slot other than its password (a recovery key): a wrong key
