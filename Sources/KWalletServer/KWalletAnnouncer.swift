@@ -6,6 +6,10 @@
 // handles (`walletClosed`, …) since a KWallet client's handle is only good while its wallet
 // is open; an unlock is `walletOpened`; collections made, renamed or deleted change the wallet
 // list. The signals follow the reply of the call that made the change.
+//
+// KWallet's own state follows the store first (`react`: the names cache forgets what changed,
+// handles of a locked or deleted wallet are closed), then the signals are built from the events
+// and what that closed, without changing anything.
 
 import KWalletProtocol
 import KeychainDBus
@@ -19,9 +23,10 @@ struct KWalletAnnouncer: ChangeAnnouncer {
   func announce(
     _ events: [StoreEvent], on connection: any MessageTransport, after request: MethodRequest?
   ) async {
+    let closed = events.map(react(to:))
     // One of each: a write that replaced one item and deleted another is one folderUpdated.
     var seen: [Message] = []
-    let messages = events.flatMap(messages(for:)).filter { message in
+    let messages = zip(events, closed).flatMap(messages(for:closed:)).filter { message in
       guard !seen.contains(where: { $0.sameSignal(as: message) }) else { return false }
       seen.append(message)
       return true
@@ -34,22 +39,31 @@ struct KWalletAnnouncer: ChangeAnnouncer {
     }
   }
 
-  /// What the listings' names cache must forget after `event`.
-  private func forget(_ event: StoreEvent) {
+  /// KWallet's state after `event`, before any signal: the listings' names cache forgets
+  /// what changed, and the handles of a wallet locked or deleted are closed (a KWallet
+  /// client's handle is only good while its wallet is open). Returns the handles closed.
+  private func react(to event: StoreEvent) -> [KWalletSession] {
     switch event {
     case .itemCreated(let item), .itemReplaced(let item), .itemChanged(let item, _),
       .itemDeleted(let item, _):
       service.names.forget(item)
-    case .itemsChanged(let collection), .collectionDeleted(let collection):
+    case .itemsChanged(let collection):
       service.names.forget(collection: collection)
+    case .collectionDeleted(let collection):
+      service.names.forget(collection: collection)
+      defer { service.sessions.forgetFolders(of: collection) }
+      return service.sessions.remove { $0.collection == collection }
     case .lockChanged(let collections, _, true):
       for collection in collections { service.names.forget(collection: collection) }
+      let names = Set(collections)
+      return service.sessions.remove { names.contains($0.collection) }
     case .collectionCreated, .collectionChanged, .lockChanged, .itemsImported: break
     }
+    return []
   }
 
-  private func messages(for event: StoreEvent) -> [Message] {
-    forget(event)
+  /// The signals for `event`, whose reaction closed the handles `closed`.
+  private func messages(for event: StoreEvent, closed: [KWalletSession]) -> [Message] {
     switch event {
     case .itemCreated(let item), .itemReplaced(let item), .itemChanged(let item, _):
       let attributes = try? service.state.store.itemInfo(item).attributes
@@ -66,17 +80,12 @@ struct KWalletAnnouncer: ChangeAnnouncer {
       } + service.messages(Signals.walletListDirty)
     case .collectionChanged:
       return service.messages(Signals.walletListDirty)
-    case .collectionDeleted(let collection):
-      let closed = service.sessions.remove { $0.collection == collection }
-      service.sessions.forgetFolders(of: collection)
+    case .collectionDeleted:
       return Set(closed.map(\.wallet)).sorted().flatMap {
         service.messages(Signals.walletDeleted, $0)
       } + service.closedMessages(closed) + service.messages(Signals.walletListDirty)
     case .lockChanged(let collections, let changed, let locked):
-      if locked {
-        let names = Set(collections)
-        return service.closedMessages(service.sessions.remove { names.contains($0.collection) })
-      }
+      if locked { return service.closedMessages(closed) }
       return collections.filter(changed.contains).flatMap { collection in
         service.names(of: collection).flatMap {
           service.messages(Signals.walletOpened, $0)
