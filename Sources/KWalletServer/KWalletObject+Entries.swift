@@ -98,7 +98,7 @@ extension KWalletObject {
     let messages = service.names(of: collection).flatMap {
       service.messages(Signals.folderListUpdated, $0)
     }
-    request.afterReply { [service] in await service.send(messages, on: request.connection) }
+    service.send(messages, after: request)
   }
 
   /// `folderUpdated` for `folder` of `collection`, after the reply: kwalletd5 sends it for a
@@ -107,7 +107,7 @@ extension KWalletObject {
     let messages = service.names(of: collection).flatMap {
       service.messages(Signals.folderUpdated, $0, folder)
     }
-    request.afterReply { [service] in await service.send(messages, on: request.connection) }
+    service.send(messages, after: request)
   }
 
   func entryList(_ request: MethodRequest, handle: Int32, folder: String, appid: String) async

@@ -54,7 +54,7 @@ struct KWalletObject: DBusInterface {
     let handle = await service.open(wallet, appid: appid, request)
     // kwalletd5 ends every open with this signal; a synchronous one's transaction id is 0.
     let messages = service.messages(Signals.walletAsyncOpened, 0, handle)
-    request.afterReply { [service] in await service.send(messages, on: request.connection) }
+    service.send(messages, after: request)
     return handle
   }
 
@@ -111,7 +111,7 @@ struct KWalletObject: DBusInterface {
     // Handles on collections that were already locked close too.
     let closed = sessions.remove { _ in true }
     let messages = service.closedMessages(closed)
-    request.afterReply { [service] in await service.send(messages, on: request.connection) }
+    service.send(messages, after: request)
   }
 
   /// Refused (-1): kwalletd5 deletes a wallet for any caller without asking. Collections are
@@ -162,7 +162,7 @@ struct KWalletObject: DBusInterface {
     let dropped = sessions.remove { $0.collection == collection && $0.appid == application }
     guard !dropped.isEmpty else { return false }
     let messages = service.messages(Signals.applicationDisconnected, wallet, application)
-    request.afterReply { [service] in await service.send(messages, on: request.connection) }
+    service.send(messages, after: request)
     return true
   }
 

@@ -166,6 +166,12 @@ final class KWalletService: Sendable {
     try? await connection.send(messages)
   }
 
+  /// Sends `messages` once `request` is answered, as kwalletd5's signals follow its replies.
+  func send(_ messages: [Message], after request: MethodRequest) {
+    guard !messages.isEmpty else { return }
+    request.afterReply { [self] in await send(messages, on: request.connection) }
+  }
+
   /// The signals of `sessions` ending as kwalletd5 sends them when a wallet closes: per wallet
   /// name `walletClosed`, per handle `walletClosedId` and the deprecated `walletClosed(i)`, and
   /// `allWalletsClosed` when none is left.
