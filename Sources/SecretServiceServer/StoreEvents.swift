@@ -85,15 +85,22 @@ extension StoreView {
 }
 
 extension ServiceState {
-  /// Tells every API's announcer about `events`, then follows up unlocks: each unlocked
-  /// collection's search index is checked, and it counts as used now.
+  /// Brings the core's own state up to `events` (`react`), then tells every API's announcer:
+  /// a client that acts on a signal finds what it announces settled.
   package nonisolated func publish(
     _ events: [StoreEvent], on connection: any MessageTransport, after request: MethodRequest? = nil
   ) async {
     guard !events.isEmpty else { return }
+    react(to: events)
     for announcer in announcers {
       await announcer.announce(events, on: connection, after: request)
     }
+  }
+
+  /// The core's reactions to `events`: an unlocked or new collection counts as used now, gets
+  /// its audit key and owners, and has its search index checked; an import is audited item by
+  /// item; a deleted collection's lock policy is forgotten.
+  private nonisolated func react(to events: [StoreEvent]) {
     for event in events {
       switch event {
       case .lockChanged(let names, _, false): unlocked(names)
