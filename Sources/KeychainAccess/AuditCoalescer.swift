@@ -59,7 +59,7 @@ struct AuditCoalescer {
     let key = Key(
       app: record.app.json, sender: record.sender, item: record.item, decision: record.decision)
     let index = windows.index(forKey: key)
-    if let index, record.time < windows.values[index].first.time + Self.window {
+    if let index, Self.isOpen(windows.values[index], at: record.time) {
       // In place: a repeat costs a lookup and two stores.
       windows.values[index].repeats += 1
       windows.values[index].last = record.time
@@ -79,8 +79,7 @@ struct AuditCoalescer {
   /// so are windows that closed without repeats.
   mutating func closing(at now: Double?) -> [AuditRecord] {
     var lines: [AuditRecord] = []
-    for (key, window) in windows
-    where now.map({ window.first.time + Self.window <= $0 }) ?? true {
+    for (key, window) in windows where now.map({ !Self.isOpen(window, at: $0) }) ?? true {
       if let line = Self.line(window) { lines.append(line) }
       windows[key] = nil
     }
@@ -91,6 +90,13 @@ struct AuditCoalescer {
   /// When the first window holding repeats closes (Unix time); nil when none holds any.
   var nextClosing: Double? {
     windows.values.filter { $0.repeats > 0 }.map { $0.first.time + Self.window }.min()
+  }
+
+  /// Whether `window` counts repeats at `time`: within the minute after its first read. A time
+  /// before that read (the wall clock was set back) closes it too, rather than holding its
+  /// count until the clock catches up.
+  private static func isOpen(_ window: Window, at time: Double) -> Bool {
+    time >= window.first.time && time < window.first.time + Self.window
   }
 
   /// The line of a window's repeats, if it holds any: the read at the last one's time, with

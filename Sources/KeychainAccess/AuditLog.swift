@@ -195,7 +195,8 @@ public final class AuditLog: Sendable {
     guard let time else { return }
     // Weakly: a log let go writes what it holds as it goes (`deinit`), not a minute later.
     Task.detached { [weak self] in
-      let wait = time - Date().timeIntervalSince1970
+      // At most a minute: a wall clock set back would otherwise hold the counts that long.
+      let wait = min(time - Date().timeIntervalSince1970, AuditCoalescer.window)
       if wait > 0 { try? await Task.sleep(for: .milliseconds(Int64((wait * 1000).rounded(.up)))) }
       guard let self else { return }
       let next = state.withLock { state -> Double? in

@@ -82,6 +82,17 @@ import Testing
     #expect(log.verify()?.problem == nil)
   }
 
+  @Test func aWallClockSetBackEndsTheMinute() async throws {
+    let (log, directory) = try newLog()
+    let start = Date()
+    log.append([read(at: start), read(at: start.addingTimeInterval(1))])
+    log.append([read(at: start.addingTimeInterval(2)), read(at: start.addingTimeInterval(-3600))])
+    // The read an hour "before" is no repeat: it is written, the held line before it.
+    let records = try await waitForRecords(3, in: directory)
+    #expect(records.map(\.count) == [nil, 2, nil])
+    #expect(log.verify()?.problem == nil)
+  }
+
   @Test func onlyIdenticalReadsAreCounted() async throws {
     let (log, directory) = try newLog()
     let now = Date()
