@@ -66,7 +66,8 @@ extension AccessControl {
   /// Called once the call is answered, on the thread that answered it; the audit log queues
   /// the records and writes them in batches (see `AuditLog`).
   package func log(_ records: [AuditRecord]) {
-    guard let audit, let first = records.first else { return }
+    // `records[0]` where needed, not a copy of it made on every read.
+    guard let audit, !records.isEmpty else { return }
     audit.append(records)
     if let desktop = desktop.withLock({ $0 }), let notice = notices.notice(after: records) {
       // Rare (a program refused again and again, or with no display): a task of its own.
@@ -84,7 +85,7 @@ extension AccessControl {
     // what protect would ask about. The audit log has every one.
     let routine = records.allSatisfy { Self.routine.contains($0.decision) }
     if routine {
-      let sender = BusName(unchecked: first.sender)
+      let sender = BusName(unchecked: records[0].sender)
       let repeated = state.withLock { state in
         // Looked up before anything is inserted: a repeat, the common case, changes nothing.
         if let known = state.journalled[sender], records.allSatisfy({ known.contains($0.decision) })
@@ -96,8 +97,9 @@ extension AccessControl {
       }
       if repeated { return }
     }
-    let who = first.app.key.isEmpty ? first.app.display : first.app.key
-    let pid = first.app.pid.map(String.init) ?? "?"
+    let app = records[0].app
+    let who = app.key.isEmpty ? app.display : app.key
+    let pid = app.pid.map(String.init) ?? "?"
     let what = records.map { "\($0.op.rawValue) \($0.decision.rawValue) \($0.item ?? "-")" }
     logger.info("access by \(who) (pid \(pid)): \(what.joined(separator: "; "))")
   }
