@@ -33,6 +33,7 @@ struct AccessInterface: DBusInterface {
     table.on(Methods.groupRemove, groupRemove)
     table.on(Methods.groupOf, groupOf)
     table.on(Methods.verifyAudit, verifyAudit)
+    table.on(Methods.flushAudit, flushAudit)
     table.on(Methods.mode, mode)
     table.on(Methods.setMode, setMode)
   }
@@ -126,6 +127,12 @@ struct AccessInterface: DBusInterface {
     }
     state.logger.notice("access: \(revoked) grant(s) of \(key) revoked by keychainctl")
     return UInt32(revoked)
+  }
+
+  /// See `AccessMethods.flushAudit`: on the blocking pool, as it syncs the file.
+  func flushAudit(_ request: MethodRequest) async throws {
+    let access = state.access
+    await Blocking.run { access.flushAudit() }
   }
 
   func verifyAudit(_ request: MethodRequest) async throws -> (Bool, String, UInt64) {

@@ -64,6 +64,12 @@ extension SecretServiceClient {
     try await call(Self.service, SecretService.AccessMethods.verifyAudit)
   }
 
+  /// Has keychaind write what it holds for the audit log to its file (see
+  /// `AccessMethods.flushAudit`).
+  public func flushAudit() async throws {
+    try await call(Self.service, SecretService.AccessMethods.flushAudit)
+  }
+
   /// The access-control mode in force, the one keychaind.conf asks for, and the one kept in
   /// the keyring (empty when none).
   public func accessMode() async throws -> (mode: String, configured: String, kept: String) {

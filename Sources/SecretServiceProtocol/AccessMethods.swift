@@ -90,6 +90,11 @@ extension SecretService {
     public static let verifyAudit = NoArguments.Returns<Bool, String, UInt64>(
       accessInterface, "VerifyAudit", [], ["intact", "problem", "records"],
       errors: [.isLocked])
+    /// Writes what keychaind holds for the audit log (the batch being made, the counts of
+    /// reads repeated within the minute) to its file, and syncs it: a reader of the file then
+    /// sees every access made so far. Nothing when access control is off.
+    public static let flushAudit = NoArguments.ReturnsNothing(
+      accessInterface, "FlushAudit", errors: [])
     /// The access-control mode in force, the one keychaind.conf asks for, and the one the
     /// keyring keeps (empty when none).
     public static let mode = NoArguments.Returns<String, String, String>(

@@ -80,7 +80,7 @@ extension SecretService {
         AccessMethods.learn, AccessMethods.startLearning, AccessMethods.learning,
         AccessMethods.applyLearning, AccessMethods.discardLearning, AccessMethods.groupAdd,
         AccessMethods.groupRemove, AccessMethods.groupOf, AccessMethods.verifyAudit,
-        AccessMethods.mode, AccessMethods.setMode,
+        AccessMethods.flushAudit, AccessMethods.mode, AccessMethods.setMode,
       ])
 
     public static let slots = Interface(

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 //
 // keychainctl audit: keychaind's record of who read, wrote and deleted which item, read from
-// its files under $XDG_STATE_HOME/keychaind. Showing needs no daemon; `verify` asks keychaind,
-// which holds the chain's key.
+// its files under $XDG_STATE_HOME/keychaind. Showing needs no daemon (a running one is asked to
+// write what it holds first: the batch being made, the counts of repeated reads); `verify`
+// asks keychaind, which holds the chain's key.
 
 import ArgumentParser
 import Foundation
 import KeychainAccess
+import KeychainDBus
 import SecretServiceClient
+import SecretServiceProtocol
 
 struct AuditCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -30,7 +33,10 @@ struct AuditCommand: AsyncParsableCommand {
         "Only records of this application: part of its key (its path: seahorse) or of its name.")
     var app: String?
 
-    func records() throws -> [AuditRecord] {
+    /// The records, once a running keychaind has written what it holds for the log: the batch
+    /// being made, and the counts of reads repeated within the minute.
+    func records() async throws -> [AuditRecord] {
+      await AuditCommand.flushHeldRecords()
       let start = try since.map(Self.date)
       let directory = AuditLog.defaultDirectory(ProcessInfo.processInfo.environment)
       return AuditLog.files(in: directory).flatMap { file in
@@ -53,6 +59,18 @@ struct AuditCommand: AsyncParsableCommand {
     }
   }
 
+  /// Has the keychaind that owns the Secret Service's name write what it holds for the log
+  /// (`FlushAudit`). None is started for it (the name must have an owner), and the files are
+  /// read all the same when none answers: the log is in them whether keychaind runs or not.
+  static func flushHeldRecords() async {
+    guard let connection = try? await Connection.sessionBus() else { return }
+    if (try? await connection.nameOwner(SecretService.busName)) != nil {
+      try? await connection.callSecretService(
+        SecretServiceClient.service, SecretService.AccessMethods.flushAudit)
+    }
+    await connection.close()
+  }
+
   struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show the records.")
     @OptionGroup var filter: Filter
@@ -61,7 +79,7 @@ struct AuditCommand: AsyncParsableCommand {
     func run() async throws {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-      for record in try filter.records() {
+      for record in try await filter.records() {
         if json {
           print(String(decoding: try encoder.encode(record), as: UTF8.self))
         } else {
@@ -110,7 +128,7 @@ struct AuditCommand: AsyncParsableCommand {
 
     func run() async throws {
       var rows: [String: Row] = [:]
-      for record in try filter.records() where record.op == .read {
+      for record in try await filter.records() where record.op == .read {
         // Programs that could not be identified are one line: each run would be one of its own.
         let key = record.app.key.isEmpty ? "unknown" : record.app.key
         let display = record.app.key.isEmpty ? "unidentified programs" : record.app.display

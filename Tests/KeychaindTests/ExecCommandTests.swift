@@ -40,7 +40,6 @@ import Testing
     try FileManager.default.removeItem(atPath: marker)
     // The audit log names the reads as the command's, run by keychainctl, on keychainctl's word.
     let shell = URL(fileURLWithPath: "/bin/sh").resolvingSymlinksInPath().path
-    _ = try run(daemon, ["audit", "verify"])  // what waits in the batch is written first
     let audit = try run(daemon, ["audit", "show"]).stdout
     let reads = audit.split(separator: "\n").filter {
       $0.contains(" read ") && $0.contains("@exe:\(shell) pid")
