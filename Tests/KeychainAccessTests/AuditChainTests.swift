@@ -13,8 +13,13 @@ import Testing
 @Suite struct AuditChainTests {
   /// This test's logs live here, and go with it (each test has its own suite value).
   let scratch = try! TemporaryDirectory(prefix: "audit")
-  let key = try! HMACKey(SecureBytes(copying: Array(repeating: 7, count: 32)))
-  let app = AuditRecord.App(
+  let key = Self.chainKey
+  let app = Self.reader
+
+  /// The chain's key in the audit tests.
+  static let chainKey = try! HMACKey(SecureBytes(copying: Array(repeating: 7, count: 32)))
+  /// The application their records name.
+  static let reader = AuditRecord.App(
     AppIdentity(kind: .system, key: "exe:/usr/bin/true", display: "true", verified: true),
     pid: 42)
 

@@ -6,17 +6,14 @@
 
 import Foundation
 import KeychainAccess
-import KeychainCrypto
 import KeychainTesting
 import Logging
 import Testing
 
 @Suite struct AuditCoalescerTests {
   let scratch = try! TemporaryDirectory(prefix: "audit-repeats")
-  let key = try! HMACKey(SecureBytes(copying: Array(repeating: 7, count: 32)))
-  let app = AuditRecord.App(
-    AppIdentity(kind: .system, key: "exe:/usr/bin/true", display: "true", verified: true),
-    pid: 42)
+  let key = AuditChainTests.chainKey
+  let app = AuditChainTests.reader
   let item = "/org/freedesktop/secrets/collection/login/1"
 
   func read(
