@@ -246,7 +246,12 @@ let package = Package(
       ]),
 
     // The one program (product keychaind): the daemon, or keychainctl by the name it is run by.
-    .executableTarget(name: "KeychainMain", dependencies: ["keychaind", "keychainctl"]),
+    .executableTarget(
+      name: "KeychainMain", dependencies: ["keychaind", "keychainctl", "CKeychainICUData"]),
+    // ICU's English data, linked in place of the toolchain's 34 MB (subset.py, run by make build).
+    // Nothing includes it: it only defines the symbol ICU reads.
+    .target(
+      name: "CKeychainICUData", exclude: ["generated", "subset.py"], publicHeadersPath: "."),
 
     // Drives any Secret Service provider on the session bus, timing and checking every call.
     .executableTarget(
