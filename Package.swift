@@ -167,10 +167,11 @@ let package = Package(
       name: "KeychainSystemPrompt",
       dependencies: ["KeychainPrompt", "KeychainCrypto", "KeychainDBus"]),
 
-    // The daemon's object tree: one type per Secret Service interface, and the core other
-    // APIs are served on as front ends (FrontEnd, DaemonCore).
+    // The daemon's core, which every API is served on as a front end (FrontEnd, DaemonCore):
+    // per-call views of the store, events, the unlocker, prompts, sessions, access control and
+    // its audit, the blocking pool, the clock, memory release. It serves no interface itself.
     .target(
-      name: "SecretServiceServer",
+      name: "KeychainDaemonCore",
       dependencies: [
         "SecretServiceProtocol", "KeychainStore", "KeychainDBus", "KeychainCrypto",
         "KeychainAccess", "KeychainSystem", "KeychainPrompt", "KeychainSystemPrompt",
@@ -178,12 +179,21 @@ let package = Package(
         .product(name: "SystemPackage", package: "swift-system"),
       ]),
 
+    // The Secret Service on the core: one type per interface, gnome-keyring's extensions, its
+    // signals, and the object tree of org.freedesktop.secrets that the other front ends mount on.
+    .target(
+      name: "SecretServiceServer",
+      dependencies: [
+        "KeychainDaemonCore", "SecretServiceProtocol", "KeychainStore", "KeychainDBus",
+        "KeychainCrypto", "KeychainAccess", .product(name: "Logging", package: "swift-log"),
+      ]),
+
     // keychaind's own Import, Locking and Access interfaces (what keychainctl speaks), served on
     // the daemon's core: a front end.
     .target(
       name: "ManagementServer",
       dependencies: [
-        "SecretServiceServer", "SecretServiceProtocol", "KeychainStore", "KeychainDBus",
+        "KeychainDaemonCore", "SecretServiceProtocol", "KeychainStore", "KeychainDBus",
         "KeychainCrypto", "KeychainAccess", "KeychainImport", "KWalletProtocol", "KeychainTPM",
         "KeychainFIDO2", "KeychainCredentials", .product(name: "Logging", package: "swift-log"),
       ]),
@@ -193,15 +203,15 @@ let package = Package(
     .target(
       name: "ShareServer",
       dependencies: [
-        "SecretServiceServer", "SecretServiceProtocol", "KeychainStore", "KeychainDBus",
-        "KeychainSystem", .product(name: "Logging", package: "swift-log"),
+        "KeychainDaemonCore", "SecretServiceServer", "SecretServiceProtocol", "KeychainStore",
+        "KeychainDBus", "KeychainSystem", .product(name: "Logging", package: "swift-log"),
       ]),
 
     // The Flatpak secret portal's backend, served on the daemon's core: a front end.
     .target(
       name: "PortalServer",
       dependencies: [
-        "SecretServiceServer", "SecretServiceProtocol", "KeychainStore", "KeychainDBus",
+        "KeychainDaemonCore", "SecretServiceProtocol", "KeychainStore", "KeychainDBus",
         "KeychainCrypto", "KeychainAccess", "KeychainSystem",
         .product(name: "SystemPackage", package: "swift-system"),
       ]),
@@ -210,7 +220,7 @@ let package = Package(
     .target(
       name: "KWalletServer",
       dependencies: [
-        "SecretServiceServer", "SecretServiceProtocol", "KWalletProtocol", "KeychainStore",
+        "KeychainDaemonCore", "SecretServiceProtocol", "KWalletProtocol", "KeychainStore",
         "KeychainDBus", "KeychainCrypto",
       ]),
 
@@ -228,15 +238,15 @@ let package = Package(
     .target(
       name: "KeychainSession",
       dependencies: [
-        "SecretServiceServer", "KeychainStore", "KeychainCrypto", "KeychainDBus",
+        "KeychainDaemonCore", "KeychainStore", "KeychainCrypto", "KeychainDBus",
         "KeyringControl", .product(name: "Logging", package: "swift-log"),
       ]),
 
     .target(
       name: "keychaind",
       dependencies: [
-        "KeychainSystem", "SecretServiceServer", "KWalletServer", "PortalServer",
-        "ManagementServer", "ShareServer", "KeychainSession", "KeychainStore",
+        "KeychainSystem", "KeychainDaemonCore", "SecretServiceServer", "KWalletServer",
+        "PortalServer", "ManagementServer", "ShareServer", "KeychainSession", "KeychainStore",
         "KeychainCrypto", "KeychainDBus", "KeyringControl", "SecretServiceProtocol",
         "KWalletProtocol", "KeychainImport", "KeychainAccess", "KeychainTPM",
         "KeychainFIDO2", "KeychainCredentials",
@@ -314,15 +324,15 @@ let package = Package(
     .testTarget(
       name: "SecretServiceServerTests",
       dependencies: [
-        "SecretServiceServer", "SecretServiceProtocol", "KWalletProtocol", "KeychainStore",
-        "KeychainDBus", "KeychainCrypto", "KeychainTesting",
+        "KeychainDaemonCore", "SecretServiceServer", "SecretServiceProtocol", "KWalletProtocol",
+        "KeychainStore", "KeychainDBus", "KeychainCrypto", "KeychainTesting",
       ]),
     // The session logic in memory: lock timers on a clock the test moves.
     .testTarget(
       name: "KeychainSessionTests",
       dependencies: [
-        "KeychainSession", "SecretServiceServer", "SecretServiceProtocol", "KeychainStore",
-        "KeychainDBus", "KeychainCrypto", "KeychainTesting",
+        "KeychainSession", "KeychainDaemonCore", "SecretServiceServer", "SecretServiceProtocol",
+        "KeychainStore", "KeychainDBus", "KeychainCrypto", "KeychainTesting",
       ]),
     .testTarget(
       name: "KWalletProtocolTests",
@@ -340,8 +350,9 @@ let package = Package(
         "keychaind", "KeychainTesting",
         "KeychainDBus",
         "KeychainStore", "KeychainImport", "KeyringControl",
-        "SecretServiceServer", "KWalletServer", "ManagementServer", "KWalletProtocol",
-        "SecretServiceProtocol", "KeychainCrypto", .product(name: "Logging", package: "swift-log"),
+        "KeychainDaemonCore", "SecretServiceServer", "KWalletServer", "ManagementServer",
+        "KWalletProtocol", "SecretServiceProtocol", "KeychainCrypto",
+        .product(name: "Logging", package: "swift-log"),
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -13,8 +13,8 @@
 
 import KWalletProtocol
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
-import SecretServiceServer
 
 struct KWalletAnnouncer: ChangeAnnouncer {
   let service: KWalletService

@@ -9,9 +9,9 @@
 
 import KWalletProtocol
 import KeychainCrypto
+import KeychainDaemonCore
 import KeychainStore
 import SecretServiceProtocol
-import SecretServiceServer
 
 struct KWalletFolders {
   let view: StoreView

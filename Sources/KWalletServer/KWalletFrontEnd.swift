@@ -6,7 +6,7 @@
 
 import KWalletProtocol
 import KeychainDBus
-import SecretServiceServer
+import KeychainDaemonCore
 
 /// The KWallet API, for `SecretServiceDaemon.serve`; then ask for `KWallet.services`' names.
 public struct KWalletFrontEnd: FrontEnd {

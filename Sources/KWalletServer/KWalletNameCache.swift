@@ -10,8 +10,8 @@
 // cache keeps labels; a collection's go when it locks.
 
 import KWalletProtocol
+import KeychainDaemonCore
 import KeychainStore
-import SecretServiceServer
 import Synchronization
 
 final class KWalletNameCache: Sendable {

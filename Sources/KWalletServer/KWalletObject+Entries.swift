@@ -7,8 +7,8 @@
 
 import KWalletProtocol
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
-import SecretServiceServer
 
 extension KWalletObject {
   static func addEntryMethods(to table: InterfaceTable<KWalletObject>) {

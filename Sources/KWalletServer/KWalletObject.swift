@@ -8,8 +8,8 @@
 
 import KWalletProtocol
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
-import SecretServiceServer
 
 struct KWalletObject: DBusInterface {
   let service: KWalletService

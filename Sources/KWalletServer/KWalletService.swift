@@ -11,8 +11,8 @@
 import Foundation
 import KWalletProtocol
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
-import SecretServiceServer
 import Synchronization
 
 /// The KWallet API's state beside the Secret Service's.

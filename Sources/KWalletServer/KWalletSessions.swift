@@ -8,7 +8,7 @@
 // handles go when it leaves the bus, and every handle of a collection goes when it locks.
 
 import KeychainDBus
-import SecretServiceServer
+import KeychainDaemonCore
 import Synchronization
 
 /// One open wallet: what a handle stands for.

@@ -8,9 +8,9 @@
 
 import Foundation
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import Logging
-import SecretServiceServer
 import Synchronization
 
 /// Locks collections on the session's events and by their timers, as their policies say.
@@ -36,26 +36,26 @@ public final class AutoLock: Sendable {
     }
   }
 
-  let daemon: SecretServiceDaemon
+  let core: DaemonCore
   /// Where the lock's signals go.
   let transport: any MessageTransport
   let defaults: LockPolicy
   let logger: Logger
   /// A timer minute on the daemon's clock: 60 s, or less for the tests that run the binary.
   let minute: Duration
-  var clock: any DaemonClock { daemon.clock }
+  var clock: any DaemonClock { core.clock }
   /// Since when logind has said the session is idle (nil: active, or not known), and the
   /// collections the idle timer locked since then: each locks once per idle spell, so one
   /// unlocked again while the session is still idle stays open.
   private let idleSpell = Mutex<(since: Duration, locked: Set<String>)?>(nil)
 
-  /// Locks `daemon`'s collections, announcing it on `transport`, by `defaults` under each
+  /// Locks the core's collections, announcing it on `transport`, by `defaults` under each
   /// collection's own policy.
   public init(
-    daemon: SecretServiceDaemon, transport: any MessageTransport, defaults: LockPolicy,
+    core: DaemonCore, transport: any MessageTransport, defaults: LockPolicy,
     logger: Logger, minute: Duration = .seconds(60)
   ) {
-    self.daemon = daemon
+    self.core = core
     self.transport = transport
     self.defaults = defaults
     self.logger = logger
@@ -96,7 +96,7 @@ public final class AutoLock: Sendable {
   /// Whether any collection, or the defaults, lock before sleep (and so need the inhibitor).
   var locksBeforeSleep: Bool {
     defaults.beforeSleep == true
-      || ((try? daemon.lockPolicies()) ?? [:]).values.contains { $0.beforeSleep == true }
+      || ((try? core.lockPolicies()) ?? [:]).values.contains { $0.beforeSleep == true }
   }
 
   /// Checks the idle and unused timers a few times a minute until cancelled; `tick` runs
@@ -114,7 +114,7 @@ public final class AutoLock: Sendable {
   /// Locks what the idle and unused timers say should lock now.
   public func checkTimers() async {
     // Most set-ups have no timer at all: then nothing is looked at.
-    let policies = [defaults] + ((try? daemon.lockPolicies()) ?? [:]).values
+    let policies = [defaults] + ((try? core.lockPolicies()) ?? [:]).values
     let (anyIdle, anyUnused) = (
       policies.contains { ($0.afterIdleMinutes ?? 0) > 0 },
       policies.contains { ($0.afterUnusedMinutes ?? 0) > 0 }
@@ -132,9 +132,9 @@ public final class AutoLock: Sendable {
     }
     guard anyUnused else { return }
     var locked: [Int: [String]] = [:]
-    _ = await daemon.lock(on: transport) { [daemon] name, policy in
+    _ = await core.lock(on: transport) { [core] name, policy in
       guard let minutes = policy.afterUnusedMinutes, minutes > 0,
-        daemon.sinceLastUse(of: name) >= limit(minutes)
+        core.sinceLastUse(of: name) >= limit(minutes)
       else { return false }
       locked[minutes, default: []].append(name)
       return true
@@ -149,7 +149,7 @@ public final class AutoLock: Sendable {
   private func lock(_ reason: String, where applies: (String, LockPolicy) -> Bool) async
     -> [String]
   {
-    let locked = await daemon.lock(on: transport, where: applies)
+    let locked = await core.lock(on: transport, where: applies)
     if !locked.isEmpty { logger.info("locked \(locked.joined(separator: ", ")): \(reason)") }
     return locked
   }

@@ -8,28 +8,28 @@
 import Foundation
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import KeyringControl
 import Logging
-import SecretServiceServer
 
 /// Answers pam_gnome_keyring's requests on the control socket.
 public struct LoginControl: ControlHandler {
   let store: KeychainStore
-  let daemon: SecretServiceDaemon
+  let core: DaemonCore
   /// Where the unlock's signals go.
   let transport: any MessageTransport
   let environment: [String: String]
   public let logger: Logger
   let stop: @Sendable (String) -> Void
 
-  /// A handler for `daemon` over `store`; `stop` ends the daemon (QUIT).
+  /// A handler for the daemon's `core` over `store`; `stop` ends the daemon (QUIT).
   public init(
-    store: KeychainStore, daemon: SecretServiceDaemon, transport: any MessageTransport,
+    store: KeychainStore, core: DaemonCore, transport: any MessageTransport,
     environment: [String: String], logger: Logger, stop: @escaping @Sendable (String) -> Void
   ) {
     self.store = store
-    self.daemon = daemon
+    self.core = core
     self.transport = transport
     self.environment = environment
     self.logger = logger
@@ -64,7 +64,7 @@ public struct LoginControl: ControlHandler {
   public func unlock(password: SecureBytes, peer: pid_t) -> ControlResult {
     let opened: Unlocker.Outcome
     do {
-      opened = try daemon.unlocker.openLogin(with: password, route: Self.route(peer))
+      opened = try core.unlocker.openLogin(with: password, route: Self.route(peer))
     } catch StoreError.wrongPassword {
       logger.notice("the control socket's password (from PAM) does not unlock the login collection")
       return .denied
@@ -77,8 +77,8 @@ public struct LoginControl: ControlHandler {
     if opened.created { effects.createdCollections.insert(KeychainStore.loginCollection, at: 0) }
     let unlocked = [KeychainStore.loginCollection] + effects.unlockedCollections
     effects.unlockedCollections = []
-    let (daemon, transport) = (daemon, transport)
-    Task { await daemon.announceUnlocked(unlocked, effects, on: transport) }
+    let (core, transport) = (core, transport)
+    Task { await core.announceUnlocked(unlocked, effects, on: transport) }
     return .ok
   }
 

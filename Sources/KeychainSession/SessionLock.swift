@@ -11,9 +11,9 @@
 
 import Foundation
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import Logging
-import SecretServiceServer
 import Synchronization
 
 /// Follows the login session through logind (see the top of this file).

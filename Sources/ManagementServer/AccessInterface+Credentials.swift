@@ -11,10 +11,10 @@ import KeychainAccess
 import KeychainCredentials
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import Logging
 import SecretServiceProtocol
-import SecretServiceServer
 
 extension AccessInterface {
   func allowCredential(

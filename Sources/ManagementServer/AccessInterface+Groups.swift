@@ -8,9 +8,9 @@
 
 import KeychainAccess
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import SecretServiceProtocol
-import SecretServiceServer
 
 extension AccessInterface {
   func groupAdd(

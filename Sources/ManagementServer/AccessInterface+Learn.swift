@@ -11,9 +11,9 @@ import Foundation
 import KeychainAccess
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import SecretServiceProtocol
-import SecretServiceServer
 
 extension AccessInterface {
   /// One grant learning would make.

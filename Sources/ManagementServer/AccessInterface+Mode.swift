@@ -6,9 +6,9 @@
 
 import KeychainAccess
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import SecretServiceProtocol
-import SecretServiceServer
 
 extension AccessInterface {
   func mode(_ request: MethodRequest) async throws -> (String, String, String) {

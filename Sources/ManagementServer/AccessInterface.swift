@@ -8,9 +8,9 @@ import Foundation
 import KeychainAccess
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import SecretServiceProtocol
-import SecretServiceServer
 
 struct AccessInterface: DBusInterface {
   let state: ServiceState

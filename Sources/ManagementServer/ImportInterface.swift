@@ -14,11 +14,11 @@ import Foundation
 import KWalletProtocol
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainImport
 import KeychainStore
 import Logging
 import SecretServiceProtocol
-import SecretServiceServer
 
 struct ImportInterface: DBusInterface {
   let state: ServiceState

@@ -7,9 +7,9 @@
 
 import Foundation
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import SecretServiceProtocol
-import SecretServiceServer
 
 struct LockingInterface: DBusInterface {
   let state: ServiceState

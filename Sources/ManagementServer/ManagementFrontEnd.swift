@@ -7,8 +7,8 @@
 // Secret Service's object as a front end of the daemon's core.
 
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainTPM
-import SecretServiceServer
 
 /// The Import, Locking and Access interfaces, for `SecretServiceDaemon.serve`.
 public struct ManagementFrontEnd: FrontEnd {

@@ -8,11 +8,11 @@
 
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainFIDO2
 import KeychainStore
 import KeychainTPM
 import SecretServiceProtocol
-import SecretServiceServer
 
 extension SlotsInterface {
   /// What a tpm2+fido2 slot keeps, and what each of its devices needs.

@@ -7,10 +7,10 @@
 
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainFIDO2
 import KeychainStore
 import SecretServiceProtocol
-import SecretServiceServer
 
 extension SlotsInterface {
   func addFIDO2(

@@ -6,10 +6,10 @@
 
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import KeychainTPM
 import SecretServiceProtocol
-import SecretServiceServer
 
 extension SlotsInterface {
   func addTPM2(

@@ -9,9 +9,9 @@
 import Foundation
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import SecretServiceProtocol
-import SecretServiceServer
 
 struct SlotsInterface: DBusInterface {
   let state: ServiceState

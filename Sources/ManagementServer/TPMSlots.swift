@@ -7,10 +7,10 @@
 
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import KeychainTPM
 import Logging
-import SecretServiceServer
 
 struct TPMSlots: Sendable {
   let tcti: String

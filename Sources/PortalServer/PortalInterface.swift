@@ -19,10 +19,10 @@ import Foundation
 import KeychainAccess
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import KeychainSystem
 import SecretServiceProtocol
-import SecretServiceServer
 import SystemPackage
 
 struct PortalInterface: DBusInterface {

@@ -9,17 +9,21 @@
 // Signals come from the objects' canonical paths: alias paths are only ways in.
 
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import SecretServiceProtocol
 
 /// The Secret Service's announcer: its signals for each event (see `StoreEvent`).
 struct SecretServiceAnnouncer: ChangeAnnouncer {
   let state: ServiceState
+  /// Announces changed `Items` and `Collections` lists (see `ListAnnouncer`).
+  let lists = ListAnnouncer()
 
   func announce(
     _ events: [StoreEvent], on connection: any MessageTransport, after request: MethodRequest?
   ) async {
-    let signals = ChangeSignals(connection: connection, state: state, request: request)
+    let signals = ChangeSignals(
+      connection: connection, state: state, lists: lists, request: request)
     for event in events {
       switch event {
       case .itemCreated(let item): await signals.itemCreated(item)
@@ -44,6 +48,7 @@ struct SecretServiceAnnouncer: ChangeAnnouncer {
 private struct ChangeSignals {
   let connection: any MessageTransport
   let state: ServiceState
+  let lists: ListAnnouncer
   var store: KeychainStore { state.store }
   /// The call that made the change: its PropertiesChanged wait for its reply. Without one (a
   /// prompt's work, which runs after `Prompt()` replied) they go at once.
@@ -179,11 +184,11 @@ private struct ChangeSignals {
 
   /// The collection's `Items`, soon (see `ListAnnouncer`).
   func itemsChanged(_ name: String) {
-    state.announcer.itemsChanged(name, connection: connection, store: store, logger: state.logger)
+    lists.itemsChanged(name, connection: connection, store: store, logger: state.logger)
   }
 
   /// The service's `Collections`, soon.
   private func collectionsChanged() {
-    state.announcer.collectionsChanged(connection: connection, store: store)
+    lists.collectionsChanged(connection: connection, store: store)
   }
 }

@@ -4,6 +4,7 @@ import Foundation
 import KeychainAccess
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import SecretServiceProtocol
 

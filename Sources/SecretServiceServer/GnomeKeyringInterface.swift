@@ -2,6 +2,7 @@
 
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import SecretServiceProtocol
 

@@ -7,6 +7,7 @@
 // once, and no write waits for it (each still gets its ItemCreated or ItemDeleted at once).
 
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import Logging
 import SecretServiceProtocol

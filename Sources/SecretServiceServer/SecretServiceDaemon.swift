@@ -4,6 +4,7 @@
 // and what the front ends served beside it mount), and bringing it onto a bus.
 
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import Logging
 import SecretServiceProtocol
@@ -88,6 +89,8 @@ public final class SecretServiceDaemon: Sendable {
       store: store, pinentry: pinentry, logger: logger, holdingCalls: holdingCalls,
       passwordHook: passwordHook, lockDefaults: lockDefaults, clock: clock, access: access)
     self.logger = logger
+    // The Secret Service's signals go before every other front end's.
+    state.addAnnouncer(SecretServiceAnnouncer(state: state))
   }
 
   /// The time the lock timers go by.
@@ -106,12 +109,12 @@ public final class SecretServiceDaemon: Sendable {
     }
   }
 
-  /// Serves another API beside the Secret Service, on the same store: `make` builds it on the
-  /// daemon's core (KWallet's, for one). Call it before `publish` or `objectServer`.
   /// The core front ends are built on, for the parts of keychaind beside the bus that answer
   /// from the same store and access rules (systemd's credentials socket).
   public var core: DaemonCore { DaemonCore(state: state) }
 
+  /// Serves another API beside the Secret Service, on the same store: `make` builds it on the
+  /// daemon's core (KWallet's, for one). Call it before `publish` or `objectServer`.
   public func serve(_ make: (DaemonCore) -> any FrontEnd) {
     let frontEnd = make(DaemonCore(state: state))
     frontEnds.withLock { $0.append(frontEnd) }
@@ -194,54 +197,6 @@ public final class SecretServiceDaemon: Sendable {
       ],
       logger: logger,
       maximumByteArray: StoreLimits.maxSecretBytes + 16)
-  }
-
-  /// Tells clients that `collections` were unlocked outside any call (at login, through the
-  /// control socket), together with what the password hook did meanwhile.
-  public func announceUnlocked(
-    _ collections: [String], _ effects: PasswordHookEffects, on connection: any MessageTransport
-  ) async {
-    // What the hook did first, as before: then the unlock of the collections themselves.
-    await state.publish(
-      StoreEvent.hooked(effects)
-        + [.lockChanged(collections, changed: Set(collections), locked: false)],
-      on: connection)
-  }
-
-  /// Locks the unlocked collections whose lock policy (their own over the defaults) `applies`
-  /// says should lock now, given the collection's name, and tells clients; returns their
-  /// names. A collection deleted meanwhile is skipped. A call in flight is not interrupted: it
-  /// holds what it read, and the next call finds the collection locked.
-  @discardableResult
-  public func lock(
-    on connection: any MessageTransport, where applies: (String, LockPolicy) -> Bool
-  ) async -> [String] {
-    let defaults = state.lockDefaults
-    guard let own = try? state.lockPolicies() else { return [] }
-    let locked =
-      (try? state.lockEverything { applies($0, (own[$0] ?? LockPolicy()).over(defaults)) }) ?? []
-    await state.publish([.locked(locked)], on: connection)
-    state.lastUse.withLock { uses in
-      for name in locked { uses[name] = nil }
-    }
-    return locked
-  }
-
-  /// Each collection's own lock settings (those it does not set follow the defaults).
-  public func lockPolicies() throws -> [String: LockPolicy] {
-    try state.lockPolicies()
-  }
-
-  /// How long ago a client last read or wrote a secret of `collection`, or it was unlocked;
-  /// zero the first time it is asked about a collection.
-  public func sinceLastUse(of collection: String) -> Duration {
-    let now = state.clock.now
-    return now
-      - state.lastUse.withLock { uses in
-        if let last = uses[collection] { return last }
-        uses[collection] = now
-        return now
-      }
   }
 
   /// Open sessions and pending prompts, for tests and diagnostics.

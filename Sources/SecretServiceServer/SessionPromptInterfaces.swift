@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 
 import KeychainDBus
+import KeychainDaemonCore
 import SecretServiceProtocol
 
 /// `org.freedesktop.Secret.Session`: only its owner may close it.

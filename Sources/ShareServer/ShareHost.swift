@@ -10,6 +10,7 @@
 
 import Foundation
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import KeychainSystem
 import Logging

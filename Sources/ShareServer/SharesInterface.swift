@@ -6,9 +6,9 @@
 
 import Foundation
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import SecretServiceProtocol
-import SecretServiceServer
 
 /// The Shares interface, for `SecretServiceDaemon.serve`.
 public struct SharesFrontEnd: FrontEnd {

@@ -9,11 +9,11 @@
 import Foundation
 import KWalletProtocol
 import KeychainCrypto
+import KeychainDaemonCore
 import KeychainImport
 import KeychainStore
 import Logging
 import ManagementServer
-import SecretServiceServer
 
 enum GnomeKeyringMigration {
   /// The hook the daemon runs with each accepted password.

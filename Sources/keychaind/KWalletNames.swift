@@ -8,6 +8,7 @@
 import Foundation
 import KWalletProtocol
 import KeychainDBus
+import KeychainDaemonCore
 import Logging
 import SecretServiceServer
 

@@ -11,6 +11,7 @@ import KeychainAccess
 import KeychainCredentials
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainSession
 import KeychainStore
 import KeychainSystem
@@ -230,13 +231,13 @@ struct DaemonStart {
     }
     let control = LoginControl.start(
       LoginControl(
-        store: store, daemon: daemon, transport: connection, environment: environment,
+        store: store, core: daemon.core, transport: connection, environment: environment,
         logger: logger, stop: { lifetime.stop($0) }))
     let credentials = Self.serveCredentials(daemon.core, environment, logger)
     // A timer minute: shortened by the tests that run this binary.
     let minute = environment["KEYCHAIND_TEST_MINUTE_SECONDS"].flatMap(Double.init) ?? 60
     let autoLock = AutoLock(
-      daemon: daemon, transport: connection, defaults: configuration.lockDefaults,
+      core: daemon.core, transport: connection, defaults: configuration.lockDefaults,
       logger: logger, minute: .seconds(minute))
     await autoLock.followScreenSaver(on: connection)
     let sessionLock = await SessionLock.start(environment: environment, autoLock: autoLock)

@@ -4,10 +4,10 @@ import ArgumentParser
 import Foundation
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import KeychainSystem
 import Logging
-import SecretServiceServer
 import SystemPackage
 
 /// Process-wide protections for a daemon that holds secrets.

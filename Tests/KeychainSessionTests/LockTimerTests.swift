@@ -8,6 +8,7 @@
 import Foundation
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainSession
 import KeychainStore
 import KeychainTesting
@@ -37,7 +38,8 @@ import Testing
       let daemon = SecretServiceDaemon(
         store: store, pinentry: nil, logger: logger, lockDefaults: defaults, clock: clock)
       tree = InMemoryTransport(serving: daemon.objectServer(), queuingAfterReplyWork: true)
-      autoLock = AutoLock(daemon: daemon, transport: tree, defaults: defaults, logger: logger)
+      autoLock = AutoLock(
+        core: daemon.core, transport: tree, defaults: defaults, logger: logger)
     }
 
     /// Moves the clock on by `minutes` and checks the timers, as the daemon does a few times

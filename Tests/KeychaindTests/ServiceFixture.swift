@@ -10,6 +10,7 @@ import KWalletProtocol
 import KWalletServer
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import KeychainTesting
 import Logging

@@ -8,7 +8,7 @@ import KeychainAccess
 import KeychainDBus
 import Testing
 
-@testable import SecretServiceServer
+@testable import KeychainDaemonCore
 
 @Suite struct AccessRefusalTests {
   static let mail = AppIdentity(

@@ -7,7 +7,7 @@
 import KeychainDBus
 import Testing
 
-@testable import SecretServiceServer
+@testable import KeychainDaemonCore
 
 @Suite struct ArrivalOrderTests {
   @Test(arguments: [

@@ -13,6 +13,7 @@ import KeychainTesting
 import SecretServiceProtocol
 import Testing
 
+@testable import KeychainDaemonCore
 @testable import SecretServiceServer
 
 @Suite struct CallFilterTests {

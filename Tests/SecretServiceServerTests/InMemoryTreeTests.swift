@@ -9,6 +9,7 @@
 import Foundation
 import KeychainCrypto
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import KeychainTesting
 import Logging

@@ -8,7 +8,7 @@ import Foundation
 import KeychainAccess
 import Testing
 
-@testable import SecretServiceServer
+@testable import KeychainDaemonCore
 
 @Suite struct RefusalNoticesTests {
   static let mail = AppIdentity(

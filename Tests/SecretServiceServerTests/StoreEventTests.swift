@@ -14,6 +14,7 @@ import SecretServiceProtocol
 import Synchronization
 import Testing
 
+@testable import KeychainDaemonCore
 @testable import SecretServiceServer
 
 @Suite struct StoreEventTests {

@@ -8,6 +8,7 @@
 // programs that are not trusted with the rest of the keyring.
 
 import KeychainDBus
+import KeychainDaemonCore
 import KeychainStore
 import SecretServiceProtocol
 

@@ -14,7 +14,7 @@ import KeychainStore
 /// Items a caller asked to unlock that its application may not read yet.
 package struct AccessAsk: Sendable {
   let caller: CallerApp
-  let items: [ItemID]
+  package let items: [ItemID]
 }
 
 extension AccessControl {

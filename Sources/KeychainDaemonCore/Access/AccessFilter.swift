@@ -11,10 +11,12 @@ import KeychainAccess
 import KeychainDBus
 import KeychainStore
 
-struct AccessFilter: CallFilter {
+package struct AccessFilter: CallFilter {
   let state: ServiceState
 
-  nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
+  package init(state: ServiceState) { self.state = state }
+
+  package nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
     async throws -> [DBusValue]
   {
     let access = state.access

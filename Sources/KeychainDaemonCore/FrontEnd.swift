@@ -27,20 +27,3 @@ extension FrontEnd {
   public func serviceInterfaces() -> [any DBusInterface] { [] }
   public func callerLeft(_ peer: BusName, on connection: any MessageTransport) async {}
 }
-
-/// What a front end is built on: the daemon's shared state, through which it makes per-call
-/// views of the store, unlocks, prompts and announces (see `ServiceState`).
-public struct DaemonCore: Sendable {
-  package let state: ServiceState
-
-  /// The time the daemon's timers go by (a `ManualClock` in tests).
-  package var clock: any DaemonClock { state.clock }
-
-  /// Adds an announcer that hears every store event after the Secret Service's.
-  package func addAnnouncer(_ announcer: any ChangeAnnouncer) { state.addAnnouncer(announcer) }
-
-  /// Adds a way to open a collection with nothing typed, tried before a password dialog.
-  package func addDeviceUnlock(_ attempt: @escaping DeviceUnlocks.Attempt) {
-    state.unlocker.devices.add(attempt)
-  }
-}

@@ -17,7 +17,7 @@ package final class SessionTable: Sendable {
 
   private struct Session {
     let owner: BusName
-    let cipher: SessionCipher
+    package let cipher: SessionCipher
   }
 
   private struct Table {
@@ -30,7 +30,7 @@ package final class SessionTable: Sendable {
 
   /// A new session for `owner`; returns its object path. `LimitsExceeded` when the owner
   /// has `maximumPerConnection` open.
-  func open(owner: BusName, cipher: SessionCipher) throws(DBusError) -> ObjectPath {
+  package func open(owner: BusName, cipher: SessionCipher) throws(DBusError) -> ObjectPath {
     try table.withLock { (table) throws(DBusError) in
       guard table.perOwner[owner, default: 0] < Self.maximumPerConnection else {
         throw DBusError(
@@ -45,12 +45,12 @@ package final class SessionTable: Sendable {
     }
   }
 
-  func exists(_ id: String) -> Bool { table.withLock { $0.sessions[id] != nil } }
+  package func exists(_ id: String) -> Bool { table.withLock { $0.sessions[id] != nil } }
 
   /// The cipher of a session the caller owns; `NoSession` for any other path, including a
   /// session another connection opened, worded as gnome-keyring words it: for reading secrets,
   /// or with `wrapping` for the session a given secret came in.
-  func cipher(_ path: ObjectPath, caller: BusName, wrapping: Bool = false) throws(DBusError)
+  package func cipher(_ path: ObjectPath, caller: BusName, wrapping: Bool = false) throws(DBusError)
     -> SessionCipher
   {
     let session: Session? =
@@ -82,7 +82,7 @@ package final class SessionTable: Sendable {
   }
 
   /// Closes the caller's session; another connection's is `AccessDenied`.
-  func close(_ id: String, caller: BusName) throws(DBusError) {
+  package func close(_ id: String, caller: BusName) throws(DBusError) {
     try table.withLock { (table) throws(DBusError) in
       guard let session = table.sessions[id] else { throw SecretServiceError.noSession }
       guard session.owner == caller else { throw SecretServiceError.invalidCaller }

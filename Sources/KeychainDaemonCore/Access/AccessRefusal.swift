@@ -11,7 +11,7 @@ import KeychainDBus
 import SecretServiceProtocol
 
 /// A refusal by the access rules, as the caller is told it (`error`).
-enum AccessRefusal {
+package enum AccessRefusal {
   /// `app` may not replace `item`, another program's (CreateItem with replace).
   case replace(AppIdentity, item: String)
   /// `app` may not read `items` (paths), and there is no display to ask on.
@@ -36,7 +36,7 @@ enum AccessRefusal {
   case notThroughShare(method: String)
 
   /// The D-Bus error the caller gets.
-  var error: DBusError {
+  package var error: DBusError {
     switch self {
     case .replace(let app, let item):
       DBusError(

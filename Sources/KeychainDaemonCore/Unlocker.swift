@@ -33,6 +33,11 @@ public struct Unlocker: Sendable {
     /// What the password hook did with the password.
     public var hooked = PasswordHookEffects()
 
+    package init(wasLocked: Bool, created: Bool = false) {
+      self.wasLocked = wasLocked
+      self.created = created
+    }
+
     /// What clients must hear of this unlock (or creation) of `collection`, for
     /// `StoreView.record`: a new collection, or a change if it was locked; and what the hook
     /// did. One mapping for every route.

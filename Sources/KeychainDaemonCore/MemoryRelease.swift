@@ -12,10 +12,10 @@ import KeychainDBus
 import KeychainSystem
 import Synchronization
 
-enum MemoryRelease {
+package enum MemoryRelease {
   /// What counts as large: a secret of this many bytes, or a list of this many objects.
-  static let largeSecret = 1 << 20
-  static let largeList = 10_000
+  package static let largeSecret = 1 << 20
+  package static let largeList = 10_000
 
   private static let generation = Mutex(0)
   private static let queue = DispatchQueue(label: "keychaind.memory-release", qos: .utility)
@@ -27,7 +27,7 @@ enum MemoryRelease {
   }
 
   /// Once nothing large has happened for half a second, returns the heap's free pages.
-  static func soon() { schedule() }
+  package static func soon() { schedule() }
 
   private static func schedule() {
     let mine = generation.withLock { generation in

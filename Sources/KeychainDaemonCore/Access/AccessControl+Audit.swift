@@ -39,7 +39,7 @@ extension AccessControl {
 
   /// Keeps the audit chain's end in the store (see `AuditChain.Anchor`), if it moved since it
   /// was last kept. Called when keychaind stops, and after records now and then.
-  func keepAnchor() {
+  package func keepAnchor() {
     guard let audit, let anchor = audit.anchor,
       let key = state.withLock({ state -> SecureBytes? in
         guard state.anchored.seq != anchor.seq else { return nil }

@@ -47,5 +47,5 @@ extension StoreView {
 
 /// The items a call asked about before reading them (see `askBeforeReading`).
 struct AskedBeforeReading: Sendable {
-  var items: Set<ItemID> = []
+  package var items: Set<ItemID> = []
 }

@@ -34,11 +34,11 @@ package enum PromptAction: Sendable {
   /// The items of other programs a deletion would take, and the caller that asks.
   package struct Deletion: Sendable {
     let caller: CallerApp
-    let items: [ItemID]
+    package let items: [ItemID]
   }
 
   /// The type of the `Completed` result: `ao` for unlocks, `o` for creations.
-  var emptyResult: DBusValue {
+  package var emptyResult: DBusValue {
     switch self {
     case .unlock: .array(.objectPath, [])
     case .createCollection, .changePassword, .confirm, .deleteCollection:
@@ -62,15 +62,13 @@ package actor ServiceState {
   package nonisolated let prompter: PromptRunner
   package nonisolated let sessions = SessionTable()
   /// Holds calls while the daemon finishes starting (see `CallGate`).
-  nonisolated let gate: CallGate
-  /// Announces changed `Items` and `Collections` lists (see `ListAnnouncer`).
-  nonisolated let announcer = ListAnnouncer()
+  package nonisolated let gate: CallGate
   /// When a client last read or wrote a secret of each collection, or it was unlocked (for
   /// "lock after N minutes unused"); a collection not yet seen counts from when it is first
   /// asked about.
-  nonisolated let lastUse = Mutex<[String: Duration]>([:])
+  package nonisolated let lastUse = Mutex<[String: Duration]>([:])
   /// The time `lastUse` and the lock timers go by.
-  nonisolated let clock: any DaemonClock
+  package nonisolated let clock: any DaemonClock
   /// keychaind.conf's lock settings, under each collection's own (`LockPolicy`).
   package nonisolated let lockDefaults: LockPolicy
   /// Each collection's own lock settings as last read from the store, and a generation that
@@ -82,7 +80,7 @@ package actor ServiceState {
 
   /// Each collection's own lock settings. Read from the store once and kept: keychaind is the
   /// store's only writer and says when they change, and the lock timers ask four times a minute.
-  nonisolated func lockPolicies() throws -> [String: LockPolicy] {
+  package nonisolated func lockPolicies() throws -> [String: LockPolicy] {
     let (cached, generation) = cachedPolicies.withLock { ($0.policies, $0.generation) }
     if let cached { return cached }
     let read = try store.lockPolicies()
@@ -96,7 +94,7 @@ package actor ServiceState {
   }
 
   /// Notes that a client read or wrote a secret of `collections` now.
-  nonisolated func noteUse(_ collections: some Sequence<String>) {
+  package nonisolated func noteUse(_ collections: some Sequence<String>) {
     lastUse.withLock { uses in
       let now = clock.now
       for collection in collections { uses[collection] = now }
@@ -110,7 +108,7 @@ package actor ServiceState {
   /// Per-application access and the audit log (see `AccessControl`).
   package nonisolated let access: AccessControl
 
-  init(
+  package init(
     store: KeychainStore, pinentry: String?, logger: Logger, holdingCalls: Bool,
     passwordHook: PasswordHook?, lockDefaults: LockPolicy, clock: any DaemonClock,
     access: AccessSettings
@@ -136,7 +134,7 @@ package actor ServiceState {
   /// The most prompts one connection may have pending; each holds a place in the dialog queue.
   static let maximumPromptsPerConnection = 64
 
-  func makePrompt(owner: BusName, action: PromptAction) throws(DBusError) -> ObjectPath {
+  package func makePrompt(owner: BusName, action: PromptAction) throws(DBusError) -> ObjectPath {
     guard prompts.values.count(where: { $0.owner == owner }) < Self.maximumPromptsPerConnection
     else {
       throw DBusError(
@@ -149,7 +147,7 @@ package actor ServiceState {
     return SecretPath.prompt(id).objectPath
   }
 
-  func promptExists(_ id: String) -> Bool { prompts[id] != nil }
+  package func promptExists(_ id: String) -> Bool { prompts[id] != nil }
 
   /// The prompt `id` if `caller` made it; another connection's is `AccessDenied`.
   private func ownedPrompt(_ id: String, caller: BusName) throws(DBusError) -> Prompt {
@@ -161,7 +159,7 @@ package actor ServiceState {
   }
 
   /// Marks the caller's prompt started and returns its action; a prompt runs once.
-  func startPrompt(_ id: String, caller: BusName) throws(DBusError) -> PromptAction {
+  package func startPrompt(_ id: String, caller: BusName) throws(DBusError) -> PromptAction {
     var prompt = try ownedPrompt(id, caller: caller)
     guard !prompt.started else { throw SecretServiceError.promptShown }
     prompt.started = true
@@ -171,19 +169,19 @@ package actor ServiceState {
 
   /// Records the task running a prompt; when the prompt has gone meanwhile (dismissed, owner
   /// left), the task is cancelled instead.
-  func attach(_ task: Task<Void, Never>, to id: String) {
+  package func attach(_ task: Task<Void, Never>, to id: String) {
     guard prompts[id] != nil else { return task.cancel() }
     prompts[id]?.task = task
   }
 
   /// Removes a finished prompt; true when it was still there, so that exactly one of finishing
   /// and dismissing emits `Completed`.
-  func finishPrompt(_ id: String) -> Bool {
+  package func finishPrompt(_ id: String) -> Bool {
     prompts.removeValue(forKey: id) != nil
   }
 
   /// Removes the caller's prompt and cancels its dialog; returns its action.
-  func dismissPrompt(_ id: String, caller: BusName) throws(DBusError) -> PromptAction {
+  package func dismissPrompt(_ id: String, caller: BusName) throws(DBusError) -> PromptAction {
     let prompt = try ownedPrompt(id, caller: caller)
     prompts[id] = nil
     prompt.task?.cancel()
@@ -192,7 +190,7 @@ package actor ServiceState {
 
   /// A prompt that changes the password of `collection`: gnome-keyring's ChangeLock and
   /// ChangeWithPrompt. The in-memory session collection has none.
-  func passwordChangePrompt(for collection: String, caller: BusName) throws -> ObjectPath {
+  package func passwordChangePrompt(for collection: String, caller: BusName) throws -> ObjectPath {
     guard collection != KeychainStore.sessionCollection else {
       throw DBusError(.notSupported, "the session collection has no password")
     }
@@ -201,15 +199,14 @@ package actor ServiceState {
 
   // MARK: Locking and unlocking
 
-  /// Every API's announcer of changes (see `StoreEvent`), the Secret Service's first.
-  nonisolated var announcers: [any ChangeAnnouncer] {
-    [SecretServiceAnnouncer(state: self)] + otherAnnouncers.withLock { $0 }
-  }
-  private nonisolated let otherAnnouncers = Mutex<[any ChangeAnnouncer]>([])
+  /// Every API's announcer of changes (see `StoreEvent`), in the order they were added: the
+  /// Secret Service's first (`SecretServiceDaemon` adds it as it is made).
+  nonisolated var announcers: [any ChangeAnnouncer] { addedAnnouncers.withLock { $0 } }
+  private nonisolated let addedAnnouncers = Mutex<[any ChangeAnnouncer]>([])
 
-  /// Adds the announcer of another API (it hears every event after the Secret Service's).
-  nonisolated func addAnnouncer(_ announcer: any ChangeAnnouncer) {
-    otherAnnouncers.withLock { $0.append(announcer) }
+  /// Adds the announcer of an API (it hears every event after those added before it).
+  package nonisolated func addAnnouncer(_ announcer: any ChangeAnnouncer) {
+    addedAnnouncers.withLock { $0.append(announcer) }
   }
 
   /// Locks every unlocked collection for which `applies` holds (the in-memory session one has
@@ -227,7 +224,7 @@ package actor ServiceState {
 
   /// After `collections` were unlocked: their search index is checked item by item in the
   /// background, and what damage showed is repaired and logged by object path.
-  nonisolated func unlocked(_ collections: [String]) {
+  package nonisolated func unlocked(_ collections: [String]) {
     noteUse(collections)
     access.collectionsUnlocked(collections)
     access.checkKeptMode(in: collections)
@@ -261,7 +258,7 @@ package actor ServiceState {
   // MARK: Callers
 
   /// Forgets everything a departed connection owned.
-  func dropPeer(_ peer: BusName) {
+  package func dropPeer(_ peer: BusName) {
     let before = prompts.count
     for prompt in prompts.values where prompt.owner == peer { prompt.task?.cancel() }
     prompts = prompts.filter { $0.value.owner != peer }
@@ -269,5 +266,5 @@ package actor ServiceState {
     if dropped > 0 { logger.debug("dropped \(dropped) sessions and prompts of \(peer)") }
   }
 
-  var counts: (sessions: Int, prompts: Int) { (sessions.count, prompts.count) }
+  package var counts: (sessions: Int, prompts: Int) { (sessions.count, prompts.count) }
 }

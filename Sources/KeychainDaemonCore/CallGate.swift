@@ -9,7 +9,7 @@ import KeychainDBus
 import Synchronization
 
 /// Holds every call, introspection included, until `open()`; the first of the daemon's filters.
-final class CallGate: CallFilter {
+package final class CallGate: CallFilter {
   private let state: Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>
 
   init(open: Bool) {
@@ -32,7 +32,7 @@ final class CallGate: CallFilter {
   }
 
   /// Lets every held call and every later one through.
-  func open() {
+  package func open() {
     let waiting = state.withLock { state in
       state.open = true
       defer { state.waiting = [] }
@@ -41,7 +41,7 @@ final class CallGate: CallFilter {
     for continuation in waiting { continuation.resume() }
   }
 
-  nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
+  package nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
     async throws -> [DBusValue]
   {
     await wait()

@@ -9,7 +9,7 @@ import SecretServiceProtocol
 package enum Resolver {
   /// The store collection a collection or alias path names, or nil. Under a share's `scope`,
   /// only the collections it shows exist, and aliases lead where the share says.
-  static func collection(
+  package static func collection(
     _ path: SecretPath, in store: KeychainStore, scope: ShareScope? = nil
   ) throws -> String? {
     switch path {
@@ -25,7 +25,8 @@ package enum Resolver {
   }
 
   /// The item an item path names, if it exists (and, under `scope`, is shared).
-  static func item(_ path: SecretPath, in store: KeychainStore, scope: ShareScope? = nil) throws
+  package static func item(_ path: SecretPath, in store: KeychainStore, scope: ShareScope? = nil)
+    throws
     -> ItemID?
   {
     guard let resolved = try itemID(path, in: store, scope: scope), try store.exists(resolved)
@@ -57,7 +58,7 @@ package enum Resolver {
   /// The collection an object path leads to: a collection, an alias, or any item path under
   /// one (an item that does not exist included, as gnome-keyring counts it for Lock and Unlock;
   /// under `scope`, only a shared item).
-  static func owningCollection(
+  package static func owningCollection(
     _ path: ObjectPath, in store: KeychainStore, scope: ShareScope? = nil
   ) throws -> String? {
     guard let parsed = SecretPath(path) else { return nil }
@@ -99,7 +100,7 @@ package enum Resolver {
 
   /// The paths of `items`; those of one collection are built from one prefix (the `Items` of
   /// a collection of 100k items is a list this long).
-  static func paths(of items: [ItemID]) -> [ObjectPath] {
+  package static func paths(of items: [ItemID]) -> [ObjectPath] {
     guard let first = items.first, items.allSatisfy({ $0.collection == first.collection }) else {
       return items.map { path(of: $0) }
     }

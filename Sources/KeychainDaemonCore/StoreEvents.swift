@@ -117,12 +117,17 @@ extension ServiceState {
 
 /// After every call that succeeded: what it recorded goes to `ServiceState.publish`, before
 /// the reply (the signals that must follow the reply are queued behind it).
-struct EventFilter: CallFilter {
+package struct EventFilter: CallFilter {
   let state: ServiceState
   /// Where the events are announced: the caller's connection when nil (see `shareServer`).
   var on: (any MessageTransport)? = nil
 
-  nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
+  package init(state: ServiceState, on: (any MessageTransport)? = nil) {
+    self.state = state
+    self.on = on
+  }
+
+  package nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
     async throws -> [DBusValue]
   {
     let results = try await next(request)

@@ -68,13 +68,13 @@ package struct StoreView: Sendable {
 
   /// Notes that the caller was refused a replace of `item`, for the audit log and for
   /// `replaceRefused`.
-  func refusedReplace(of item: ItemID) {
+  package func refusedReplace(of item: ItemID) {
     note(.write, .denied, item)
     request.context.modify(RefusedReplace()) { $0.item = item }
   }
 
   /// The error for a replace refused by `mayReplace`: it names the command that allows it.
-  func replaceRefused(_ error: StoreError) -> DBusError {
+  package func replaceRefused(_ error: StoreError) -> DBusError {
     guard let caller, let item = request.context.value(RefusedReplace.self)?.item else {
       return error.dbusError
     }
@@ -95,7 +95,7 @@ package struct StoreView: Sendable {
   /// must be in the group: its own identity's, or a named group it was made a member of in
   /// `collection` (in any unlocked collection when nil). Otherwise NotInAccessGroup, as
   /// Apple's keychain answers `errSecMissingEntitlement`.
-  func takeAccessGroup(from attributes: inout [String: String], in collection: String?)
+  package func takeAccessGroup(from attributes: inout [String: String], in collection: String?)
     throws(DBusError) -> String?
   {
     guard let caller, let group = attributes.removeValue(forKey: Self.groupAttribute) else {
@@ -123,7 +123,7 @@ package struct StoreView: Sendable {
 
   /// Throws `error` (the method's own Locked error) unless the caller may use `item` now for
   /// `operation`; a refusal by the access rules is noted for the audit log.
-  func requireUnlocked(
+  package func requireUnlocked(
     _ item: ItemID, for operation: AuditRecord.Operation, else error: DBusError
   ) throws(DBusError) {
     guard !isLocked(item.collection) else { throw error }
@@ -137,7 +137,7 @@ package struct StoreView: Sendable {
   }
 
   /// Throws `error` unless the caller may use `collection`'s items now.
-  func requireUnlocked(collection: String, else error: DBusError) throws(DBusError) {
+  package func requireUnlocked(collection: String, else error: DBusError) throws(DBusError) {
     guard !isLocked(collection) else { throw error }
   }
 
@@ -196,7 +196,7 @@ package struct StoreView: Sendable {
   }
 
   /// Every item of `collection`, locked or not.
-  func items(in collection: String) throws -> [ItemID] {
+  package func items(in collection: String) throws -> [ItemID] {
     var items: [ItemID] = try store.items(in: collection)
     if let scope { items.removeAll { !scope.contains($0) } }
     if items.count >= MemoryRelease.largeList { noteLargeAnswer() }
@@ -210,7 +210,7 @@ package struct StoreView: Sendable {
   }
 
   /// One collection's label, times and lock state.
-  func collection(_ name: String) throws -> CollectionInfo { try store.collection(name) }
+  package func collection(_ name: String) throws -> CollectionInfo { try store.collection(name) }
 
   /// The collection an alias points at.
   package func alias(_ name: String) throws -> String? {
@@ -224,7 +224,7 @@ package struct StoreView: Sendable {
   }
 
   /// The collection an object path leads to (see `Resolver.owningCollection`).
-  func owningCollection(_ path: ObjectPath) throws -> String? {
+  package func owningCollection(_ path: ObjectPath) throws -> String? {
     try Resolver.owningCollection(path, in: store, scope: scope)
   }
 
@@ -272,7 +272,7 @@ package struct StoreView: Sendable {
 
   /// Whether the user may be asked about `item` for this caller now: not if its application
   /// denied it moments ago (noted as a refusal).
-  func mayAsk(about item: ItemID) -> Bool {
+  package func mayAsk(about item: ItemID) -> Bool {
     guard let caller, state.access.recentlyDenied(caller, item) else { return true }
     note(.read, .denied, item)
     return false
@@ -281,7 +281,7 @@ package struct StoreView: Sendable {
   /// What an Unlock prompt must ask about `items` after any password: nothing outside
   /// `protect`. A caller with no display to show a dialog on gets an error naming the command
   /// that grants access instead.
-  func accessAsk(for items: [ItemID]) throws(DBusError) -> AccessAsk? {
+  package func accessAsk(for items: [ItemID]) throws(DBusError) -> AccessAsk? {
     guard state.access.enforces, scope == nil, let caller, !items.isEmpty else { return nil }
     guard caller.hasDisplay else {
       let refused = items.filter { !isLocked($0.collection) && isLocked($0) }
@@ -315,15 +315,15 @@ package struct StoreView: Sendable {
   // MARK: What the call used
 
   /// Notes that the call read or wrote a secret of `collection` (see `UseTracking`).
-  func noteUse(_ collection: String) { noteUse([collection]) }
+  package func noteUse(_ collection: String) { noteUse([collection]) }
 
   /// Notes that the call read or wrote secrets of `collections`.
-  func noteUse(_ collections: some Sequence<String>) {
+  package func noteUse(_ collections: some Sequence<String>) {
     request.context.modify(CallUse()) { $0.collections.formUnion(collections) }
   }
 
   /// Notes that the call made or read something large (see `MemoryReleaseFilter`).
-  func noteLargeAnswer() {
+  package func noteLargeAnswer() {
     request.context.modify(CallUse()) { $0.large = true }
   }
 }
@@ -343,10 +343,12 @@ struct CallUse: Sendable {
 
 /// After every call: the collections it used count as used now (for "lock after N minutes
 /// unused").
-struct UseTracking: CallFilter {
+package struct UseTracking: CallFilter {
   let state: ServiceState
 
-  nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
+  package init(state: ServiceState) { self.state = state }
+
+  package nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
     async throws -> [DBusValue]
   {
     defer {
@@ -360,8 +362,10 @@ struct UseTracking: CallFilter {
 
 /// After a call that moved a lot of memory, once it has replied: the heap's free pages go back
 /// to the system (see `MemoryRelease`).
-struct MemoryReleaseFilter: CallFilter {
-  nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
+package struct MemoryReleaseFilter: CallFilter {
+  package init() {}
+
+  package nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
     async throws -> [DBusValue]
   {
     defer {

@@ -57,11 +57,11 @@ public final class ShareScope: Sendable {
   public func contains(_ item: ItemID) -> Bool { members.withLock { $0.contains(item) } }
 
   /// Whether `collection` is shown.
-  func shows(collection: String) -> Bool { collections.contains(collection) }
+  package func shows(collection: String) -> Bool { collections.contains(collection) }
 
   /// An item a client of the share stored joins it; one it deleted leaves.
-  func admit(_ item: ItemID) { _ = members.withLock { $0.insert(item) } }
-  func remove(_ item: ItemID) { _ = members.withLock { $0.remove(item) } }
+  package func admit(_ item: ItemID) { _ = members.withLock { $0.insert(item) } }
+  package func remove(_ item: ItemID) { _ = members.withLock { $0.remove(item) } }
 
   /// The collection alias `name` leads to for the share's clients: the store's target when it
   /// is shown; otherwise, for `default`, the share's own default.

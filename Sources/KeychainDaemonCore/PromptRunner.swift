@@ -18,9 +18,9 @@ import Synchronization
 /// What a finished prompt reports in `Completed`, and what it changed.
 package struct PromptOutcome: Sendable {
   package var dismissed: Bool
-  var result: DBusValue
+  package var result: DBusValue
   /// Collections this prompt unlocked.
-  var unlocked: [String] = []
+  package var unlocked: [String] = []
   /// A collection this prompt created.
   package var created: String?
   /// A collection whose password this prompt changed.

@@ -17,7 +17,7 @@ extension StoreView {
   /// What must be asked before the caller `change`s something (`consequence` says what
   /// follows), or nil when nothing must (`access-control` is not `protect`). With no display
   /// to ask on, AccessDenied naming the change.
-  func changeQuestion(_ change: String, _ consequence: String) throws(DBusError)
+  package func changeQuestion(_ change: String, _ consequence: String) throws(DBusError)
     -> ChangeQuestion?
   {
     guard state.access.enforces, let caller else { return nil }
@@ -33,7 +33,7 @@ extension StoreView {
   /// Asks `question` and waits for the answer (a call with no prompt of its own holds its
   /// reply meanwhile); AccessDenied unless the user allows it. The answer is noted on the call
   /// for the audit log as `operation` on `path`.
-  func confirm(
+  package func confirm(
     _ question: ChangeQuestion, _ operation: AuditRecord.Operation, _ path: ObjectPath
   ) async throws(DBusError) {
     let outcome = await state.prompter.run(.confirm(question))
@@ -48,7 +48,9 @@ extension StoreView {
   /// In `protect`, what must be asked before the caller deletes `collection`, which holds
   /// items it may not use (other programs'), and which they are; nil when nothing must. The
   /// collection must be unlocked, so that its owners are known.
-  func deletionQuestion(for collection: String) throws -> (ChangeQuestion, PromptAction.Deletion)? {
+  package func deletionQuestion(for collection: String) throws -> (
+    ChangeQuestion, PromptAction.Deletion
+  )? {
     guard state.access.enforces, let caller, collection != KeychainStore.sessionCollection else {
       return nil
     }

@@ -93,7 +93,7 @@ final class RefusalNotices: Sendable {
     var summary: String
     var body: String
 
-    static let notify = Takes<
+    package static let notify = Takes<
       String, UInt32, String, String, String, [String], [String: DBusValue], Int32
     >.Returns<UInt32>(
       "org.freedesktop.Notifications", "Notify",

@@ -191,7 +191,7 @@ package final class AccessControl: Sendable {
 
   /// Sends desktop notifications (see `RefusalNotices`) through `connection` from now on. Held
   /// weakly: the connection holds the daemon, which holds this.
-  func notify(through connection: Connection) {
+  package func notify(through connection: Connection) {
     desktop.withLock {
       $0 = { [weak connection] message in _ = try? await connection?.send(message) }
     }
@@ -200,7 +200,7 @@ package final class AccessControl: Sendable {
   // MARK: Callers
 
   /// keychaind's own unique name on the bus, once it follows arrivals there (see `caller`).
-  let ownName = Mutex<BusName?>(nil)
+  package let ownName = Mutex<BusName?>(nil)
 
   /// Whether unique name `peer` connected after `own`: dbus-daemon and dbus-broker number
   /// unique names in order (`:1.N`); false for a name of another shape.
@@ -217,13 +217,13 @@ package final class AccessControl: Sendable {
   }
 
   /// Notes that unique name `peer` appeared on the bus now.
-  func peerArrived(_ peer: BusName) {
+  package func peerArrived(_ peer: BusName) {
     let now = KernelClock.ticksSinceBoot()
     state.withLock { $0.arrivals[peer] = now }
   }
 
   /// Forgets everything about a connection that left: its identity and its allow-once answers.
-  func peerLeft(_ peer: BusName) {
+  package func peerLeft(_ peer: BusName) {
     state.withLock { state in
       state.callers[peer] = nil
       state.arrivals[peer] = nil
