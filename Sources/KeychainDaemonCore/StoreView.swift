@@ -22,11 +22,14 @@ package struct StoreView: Sendable {
   let state: ServiceState
   /// The call this view answers.
   package let request: MethodRequest
+  /// The call's access decisions; nil with access control off.
+  package let decision: AccessDecision?
   private var store: KeychainStore { state.store }
 
   package init(_ request: MethodRequest, state: ServiceState) {
     self.request = request
     self.state = state
+    decision = request.context.value(AccessDecision.self)
   }
 
   // MARK: Lock state, as this caller sees it
@@ -38,12 +41,12 @@ package struct StoreView: Sendable {
   /// locked, or its application may not use it yet.
   package func isLocked(_ item: ItemID) -> Bool {
     if isLocked(item.collection) { return true }
-    guard state.access.enforces, let caller else { return false }
-    return !state.access.allows(caller, item, in: store)
+    guard let decision else { return false }
+    return !decision.allows(item)
   }
 
   /// The application making the call; nil with access control off.
-  package var caller: CallerApp? { request.context.value(CallerApp.self) }
+  package var caller: CallerApp? { decision?.caller }
 
   /// The share the call came through, whose items are all it may see; nil on the session bus.
   package var scope: ShareScope? { request.context.value(ShareScope.self) }
@@ -52,18 +55,16 @@ package struct StoreView: Sendable {
   /// always outside `protect`; there, if its application may use the item.
   package var mayReplace: @Sendable (ItemID) -> Bool {
     if let scope { return { scope.contains($0) } }
-    guard state.access.enforces, let caller else { return { _ in true } }
-    let (access, store) = (state.access, store)
-    return { access.allows(caller, $0, in: store) }
+    guard let decision, decision.enforces else { return { _ in true } }
+    return { decision.allows($0) }
   }
 
   /// Which items an import the caller asked for may overwrite with newer copies: in `protect`
   /// those it may replace, as for its own writes; otherwise any.
   package var importRule: ImportUpdateRule {
     if scope != nil { return { _, _ in false } }
-    guard state.access.enforces, let caller else { return { _, _ in true } }
-    let (access, store) = (state.access, store)
-    return { item, _ in access.allows(caller, item, in: store) }
+    guard let decision, decision.enforces else { return { _, _ in true } }
+    return { item, _ in decision.allows(item) }
   }
 
   /// Notes that the caller was refused a replace of `item`, for the audit log and for
@@ -127,11 +128,9 @@ package struct StoreView: Sendable {
     _ item: ItemID, for operation: AuditRecord.Operation, else error: DBusError
   ) throws(DBusError) {
     guard !isLocked(item.collection) else { throw error }
-    guard state.access.enforces, let caller, !state.access.allows(caller, item, in: store) else {
-      return
-    }
+    guard let decision, !decision.allows(item) else { return }
     if !wasAskedBeforeReading(item) {
-      note(operation, caller.hasDisplay ? .denied : .noDisplay, item)
+      note(operation, decision.caller.hasDisplay ? .denied : .noDisplay, item)
     }
     throw error
   }
@@ -164,9 +163,8 @@ package struct StoreView: Sendable {
       locked.removeAll { !inGroup($0) }
     }
     if unlocked.count + locked.count >= MemoryRelease.largeList { noteLargeAnswer() }
-    if state.access.enforces, let caller {
-      let access = state.access
-      let refused = Set(unlocked.filter { !access.allows(caller, $0, in: store) })
+    if let decision, decision.enforces {
+      let refused = Set(unlocked.filter { !decision.allows($0) })
       if !refused.isEmpty {
         unlocked.removeAll { refused.contains($0) }
         locked = (locked + refused).sorted()
@@ -259,12 +257,12 @@ package struct StoreView: Sendable {
   /// Notes `operation` on `item` for the audit log with what the rules say; throws
   /// `StoreError.locked` when they refuse it (`protect` only).
   func checkAccess(_ operation: AuditRecord.Operation, _ item: ItemID) throws {
-    guard let caller else { return }
-    switch state.access.answer(for: caller, item: item, in: store) {
+    guard let decision else { return }
+    switch decision.answer(item) {
     case .allow(let why):
       note(operation, why, item)
     case .ask:
-      guard state.access.enforces else { return note(operation, .wouldAsk, item) }
+      guard decision.enforces else { return note(operation, .wouldAsk, item) }
       note(operation, .denied, item)
       throw StoreError.locked(collection: item.collection)
     }
@@ -298,7 +296,7 @@ package struct StoreView: Sendable {
   package func note(
     _ operation: AuditRecord.Operation, _ decision: AuditRecord.Decision, _ item: ItemID
   ) {
-    note(operation, decision, Resolver.path(of: item))
+    self.decision?.note(operation, decision, Resolver.path(of: item).rawValue)
   }
 
   /// Notes an access to the object at `path` (an item, or a collection for collection-wide
@@ -306,10 +304,7 @@ package struct StoreView: Sendable {
   package func note(
     _ operation: AuditRecord.Operation, _ decision: AuditRecord.Decision, _ path: ObjectPath
   ) {
-    guard state.access.isOn else { return }
-    request.context.modify(AccessNotes()) {
-      $0.entries.append((operation, decision, path.rawValue))
-    }
+    self.decision?.note(operation, decision, path.rawValue)
   }
 
   // MARK: What the call used
@@ -326,11 +321,6 @@ package struct StoreView: Sendable {
   package func noteLargeAnswer() {
     request.context.modify(CallUse()) { $0.large = true }
   }
-}
-
-/// The accesses a call made, for the audit log.
-struct AccessNotes: Sendable {
-  var entries: [(AuditRecord.Operation, AuditRecord.Decision, String)] = []
 }
 
 /// What a call used, recorded on its request by its `StoreView`.

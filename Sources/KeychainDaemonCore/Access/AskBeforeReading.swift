@@ -25,6 +25,8 @@ extension StoreView {
     _ = await state.prompter.run(
       .unlock(
         collections: [], objects: [], access: AccessAsk(caller: caller, items: pending)))
+    // The user's answer changed what the rules say of them.
+    decision?.forget(pending)
   }
 
   /// Whether `askBeforeReading` asked about `item` in this call (its answer is recorded).
