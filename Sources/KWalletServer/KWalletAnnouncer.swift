@@ -71,9 +71,7 @@ struct KWalletAnnouncer: ChangeAnnouncer {
     case .itemDeleted(let item, let attributes):
       return folderUpdated(item.collection, attributes)
     case .itemsChanged(let collection):
-      return service.names(of: collection).flatMap {
-        service.messages(Signals.folderListUpdated, $0)
-      }
+      return service.messages(for: .folderListChanged(collection: collection))
     case .collectionCreated(let collection):
       return service.names(of: collection).flatMap {
         service.messages(Signals.walletCreated, $0)
@@ -83,9 +81,9 @@ struct KWalletAnnouncer: ChangeAnnouncer {
     case .collectionDeleted:
       return Set(closed.map(\.wallet)).sorted().flatMap {
         service.messages(Signals.walletDeleted, $0)
-      } + service.closedMessages(closed) + service.messages(Signals.walletListDirty)
+      } + service.messages(for: .closed(closed)) + service.messages(Signals.walletListDirty)
     case .lockChanged(let collections, let changed, let locked):
-      if locked { return service.closedMessages(closed) }
+      if locked { return service.messages(for: .closed(closed)) }
       return collections.filter(changed.contains).flatMap { collection in
         service.names(of: collection).flatMap {
           service.messages(Signals.walletOpened, $0)
@@ -98,9 +96,7 @@ struct KWalletAnnouncer: ChangeAnnouncer {
   /// `folderUpdated` for the folder an item's attributes name, if any.
   private func folderUpdated(_ collection: String, _ attributes: [String: String]?) -> [Message] {
     guard let folder = attributes?[KWalletEntry.folderAttribute] else { return [] }
-    return service.names(of: collection).flatMap {
-      service.messages(Signals.folderUpdated, $0, folder)
-    }
+    return service.messages(for: .folderChanged(collection: collection, folder: folder))
   }
 }
 

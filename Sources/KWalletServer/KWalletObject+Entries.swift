@@ -75,7 +75,7 @@ extension KWalletObject {
   {
     await withWallet(request, handle, appid, failure: false) { wallet, session in
       // kwalletd5 sends this whether or not the folder was new.
-      folderListUpdated(session.collection, request)
+      service.announce([.folderListChanged(collection: session.collection)], after: request)
       return try !wallet.hasFolder(folder)
         && sessions.addEmptyFolder(folder, in: session.collection)
     }
@@ -88,26 +88,9 @@ extension KWalletObject {
     await withWallet(request, handle, appid, failure: false) { wallet, session in
       let removed = try await wallet.remove(folder)
       let wasEmpty = sessions.removeEmptyFolder(folder, in: session.collection)
-      folderListUpdated(session.collection, request)
+      service.announce([.folderListChanged(collection: session.collection)], after: request)
       return removed > 0 || wasEmpty
     }
-  }
-
-  /// `folderListUpdated` for each name of `collection`, after the reply.
-  private func folderListUpdated(_ collection: String, _ request: MethodRequest) {
-    let messages = service.names(of: collection).flatMap {
-      service.messages(Signals.folderListUpdated, $0)
-    }
-    service.send(messages, after: request)
-  }
-
-  /// `folderUpdated` for `folder` of `collection`, after the reply: kwalletd5 sends it for a
-  /// rename or removal that found no entry too (a change sends it through the announcer).
-  private func folderUpdated(_ collection: String, _ folder: String, _ request: MethodRequest) {
-    let messages = service.names(of: collection).flatMap {
-      service.messages(Signals.folderUpdated, $0, folder)
-    }
-    service.send(messages, after: request)
   }
 
   func entryList(_ request: MethodRequest, handle: Int32, folder: String, appid: String) async
@@ -297,7 +280,8 @@ extension KWalletObject {
     await withWallet(request, handle, appid, failure: -1) { wallet, session in
       guard try wallet.hasFolder(folder) else { return 0 }
       guard try await wallet.remove(folder, key: key) > 0 else {
-        folderUpdated(session.collection, folder, request)
+        service.announce(
+          [.folderChanged(collection: session.collection, folder: folder)], after: request)
         return -3
       }
       return 0
@@ -311,7 +295,8 @@ extension KWalletObject {
   ) async -> Int32 {
     await withWallet(request, handle, appid, failure: -1) { wallet, session in
       guard try await wallet.rename(folder, oldName, to: newName) else {
-        folderUpdated(session.collection, folder, request)
+        service.announce(
+          [.folderChanged(collection: session.collection, folder: folder)], after: request)
         return -1
       }
       return 0

@@ -17,7 +17,6 @@ struct KWalletObject: DBusInterface {
   var sessions: KWalletSessions { service.sessions }
 
   typealias Methods = KWallet.Methods
-  typealias Signals = KWallet.Signals
 
   static let table = InterfaceTable<KWalletObject>(KWallet.declaration) { table in
     table.on(Methods.isEnabled) { _ in { _ in true } }
@@ -53,8 +52,7 @@ struct KWalletObject: DBusInterface {
   func open(_ request: MethodRequest, wallet: String, wId: Int64, appid: String) async -> Int32 {
     let handle = await service.open(wallet, appid: appid, request)
     // kwalletd5 ends every open with this signal; a synchronous one's transaction id is 0.
-    let messages = service.messages(Signals.walletAsyncOpened, 0, handle)
-    service.send(messages, after: request)
+    service.announce([.opened(transaction: 0, handle: handle)], after: request)
     return handle
   }
 
@@ -68,8 +66,8 @@ struct KWalletObject: DBusInterface {
     // not hold the connection.
     request.afterReply { [service] in
       let handle = await service.open(wallet, appid: appid, request)
-      await service.send(
-        service.messages(Signals.walletAsyncOpened, transaction, handle), on: request.connection)
+      await service.announce(
+        [.opened(transaction: transaction, handle: handle)], on: request.connection)
     }
     return transaction
   }
@@ -110,8 +108,7 @@ struct KWalletObject: DBusInterface {
     view.record(.locked(try state.lockEverything()))
     // Handles on collections that were already locked close too.
     let closed = sessions.remove { _ in true }
-    let messages = service.closedMessages(closed)
-    service.send(messages, after: request)
+    service.announce([.closed(closed)], after: request)
   }
 
   /// Refused (-1): kwalletd5 deletes a wallet for any caller without asking. Collections are
@@ -161,8 +158,7 @@ struct KWalletObject: DBusInterface {
     else { return false }
     let dropped = sessions.remove { $0.collection == collection && $0.appid == application }
     guard !dropped.isEmpty else { return false }
-    let messages = service.messages(Signals.applicationDisconnected, wallet, application)
-    service.send(messages, after: request)
+    service.announce([.disconnected(wallet: wallet, application: application)], after: request)
     return true
   }
 

@@ -153,13 +153,6 @@ final class KWalletService: Sendable {
 
   // MARK: Signals
 
-  /// `signal` with `values`, once from each path the API is served at.
-  func messages<each Argument: DBusRepresentable>(
-    _ signal: Emits<repeat each Argument>, _ values: repeat each Argument
-  ) -> [Message] {
-    KWallet.services.map { signal.message(from: $0.path, repeat each values) }
-  }
-
   /// Sends `messages` (a signal that cannot be sent fails nothing: the change is made).
   func send(_ messages: [Message], on connection: any MessageTransport) async {
     guard !messages.isEmpty else { return }
@@ -172,33 +165,14 @@ final class KWalletService: Sendable {
     request.afterReply { [self] in await send(messages, on: request.connection) }
   }
 
-  /// The signals of `sessions` ending as kwalletd5 sends them when a wallet closes: per wallet
-  /// name `walletClosed`, per handle `walletClosedId` and the deprecated `walletClosed(i)`, and
-  /// `allWalletsClosed` when none is left.
-  func closedMessages(_ closed: [KWalletSession]) -> [Message] {
-    guard !closed.isEmpty else { return [] }
-    typealias Signals = KWallet.Signals
-    var messages: [Message] = []
-    for wallet in KWalletFolders.qtOrder(Set(closed.map(\.wallet))) {
-      messages += self.messages(Signals.walletClosed, wallet)
-    }
-    for session in closed {
-      messages += self.messages(Signals.walletClosedId, session.handle)
-      messages += self.messages(Signals.walletClosedHandle, session.handle)
-    }
-    if sessions.isEmpty { messages += self.messages(Signals.allWalletsClosed) }
-    return messages
-  }
-
   /// A caller left the bus: its handles go, and its applications are disconnected.
   func callerLeft(_ peer: BusName, on connection: any MessageTransport) async {
     let left = sessions.remove { $0.owner == peer }
     guard !left.isEmpty else { return }
-    var messages: [Message] = []
     let apps = Set(left.map { [$0.wallet, $0.appid] })
-    for app in apps.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-      messages += self.messages(KWallet.Signals.applicationDisconnected, app[0], app[1])
+    let events = apps.sorted { $0.lexicographicallyPrecedes($1) }.map {
+      KWalletEvent.disconnected(wallet: $0[0], application: $0[1])
     }
-    await send(messages, on: connection)
+    await announce(events, on: connection)
   }
 }
