@@ -4,11 +4,13 @@
 // so that the lock state a client is shown, the read and its audit record agree, until the
 // call's own dialog changes the answer (`forget`). A later call decides again.
 
+import Foundation
 import KeychainAccess
 import KeychainCrypto
 import KeychainDBus
 import KeychainStore
 import KeychainTesting
+import Synchronization
 import Testing
 
 @testable import KeychainDaemonCore
@@ -26,6 +28,9 @@ import Testing
     let access: AccessControl
     let item: ItemID
 
+    /// The wall clock the access rules read, moved by the test.
+    let clock = WallClock()
+
     init() throws {
       directory = try TemporaryDirectory(prefix: "access-decision")
       store = try KeychainStore(directory: directory.path + "/store", kdf: .testing)
@@ -36,14 +41,18 @@ import Testing
         secret: SecureBytes(copying: Array("s3cret".utf8)),
         replace: false, owner: ItemOwner(key: AccessDecisionTests.mail.key)
       ).item
+      let clock = clock
       access = AccessControl(
-        AccessSettings(mode: .protect), store: store,
+        AccessSettings(mode: .protect, now: { clock.now }), store: store,
         logger: CapturedLog().logger(label: "access-decision"))
     }
 
+    func caller(_ identity: AppIdentity) -> CallerApp {
+      CallerApp(identity: identity, pid: nil, startTime: nil, sender: BusName(":1.9"))
+    }
+
     func decision(for identity: AppIdentity) -> AccessDecision {
-      let caller = CallerApp(identity: identity, pid: nil, startTime: nil, sender: BusName(":1.9"))
-      return AccessDecision(caller: caller, access: access, store: store)
+      AccessDecision(caller: caller(identity), access: access, store: store)
     }
 
     /// Tool's "Always allow" for the item, as the dialog stores it.
@@ -89,4 +98,25 @@ import Testing
     #expect(call.notes.map(\.decision) == [.denied, .grant])
     #expect(call.notes.last?.path == "/org/freedesktop/secrets/collection/login/2")
   }
+
+  @Test func aDenialQuietsAskingUntilItRunsOutOnTheRulesClock() throws {
+    let fixture = try Fixture()
+    let tool = fixture.caller(Self.tool)
+    fixture.access.deny(tool, [fixture.item])
+    #expect(fixture.access.recentlyDenied(tool, fixture.item))
+    fixture.clock.advance(by: AccessControl.denialQuiet - 1)
+    #expect(fixture.access.recentlyDenied(tool, fixture.item))
+    fixture.clock.advance(by: 1)
+    #expect(!fixture.access.recentlyDenied(tool, fixture.item))
+    // Another program's denial is its own.
+    fixture.access.deny(tool, [fixture.item])
+    #expect(!fixture.access.recentlyDenied(fixture.caller(Self.mail), fixture.item))
+  }
+}
+
+/// A wall clock that stands still until the test moves it.
+final class WallClock: Sendable {
+  private let time = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+  var now: Date { time.withLock { $0 } }
+  func advance(by seconds: TimeInterval) { time.withLock { $0 += seconds } }
 }

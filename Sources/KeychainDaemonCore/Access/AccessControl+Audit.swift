@@ -25,7 +25,7 @@ extension AccessControl {
           .max { $0.seq < $1.seq }
         state.withLock {
           $0.auditKey = key
-          $0.anchored = (anchor?.seq ?? 0, Date())
+          $0.anchored = (anchor?.seq ?? 0, now())
         }
         audit.setKey(try HMACKey(key), anchor: anchor)
       } catch {
@@ -43,7 +43,7 @@ extension AccessControl {
     guard let audit, let anchor = audit.anchor,
       let key = state.withLock({ state -> SecureBytes? in
         guard state.anchored.seq != anchor.seq else { return nil }
-        state.anchored = (anchor.seq, Date())
+        state.anchored = (anchor.seq, now())
         return state.auditKey
       })
     else { return }
@@ -69,14 +69,15 @@ extension AccessControl {
     // `records[0]` where needed, not a copy of it made on every read.
     guard let audit, !records.isEmpty else { return }
     audit.append(records)
-    if let desktop = desktop.withLock({ $0 }), let notice = notices.notice(after: records) {
+    if let desktop = desktop.withLock({ $0 }), let notice = notices.notice(after: records, now: now()) {
       // Rare (a program refused again and again, or with no display): a task of its own.
       Task { await desktop(notice.message) }
     }
     let anchorDue = state.withLock { state in
-      guard state.auditKey != nil, -state.anchored.at.timeIntervalSinceNow >= Self.anchorInterval
+      let now = now()
+      guard state.auditKey != nil, now.timeIntervalSince(state.anchored.at) >= Self.anchorInterval
       else { return false }
-      state.anchored.at = Date()
+      state.anchored.at = now
       return true
     }
     if anchorDue { Task.detached { [self] in await Blocking.run { self.keepAnchor() } } }

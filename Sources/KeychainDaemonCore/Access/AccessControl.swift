@@ -31,17 +31,21 @@ public struct AccessSettings: Sendable {
   public var notify: Bool
   /// Where callers' identities are read from: the kernel, or a test's made-up facts.
   public var facts: any SystemFacts
+  /// The wall clock denials run out by and the audit chain's anchor is kept by (a test's
+  /// own, to move by hand).
+  public var now: @Sendable () -> Date
 
   public init(
     mode: AccessMode = .off, auditDirectory: String? = nil,
     saveMode: (@Sendable (AccessMode) throws -> String)? = nil, notify: Bool = true,
-    facts: any SystemFacts = KernelFacts.shared
+    facts: any SystemFacts = KernelFacts.shared, now: @escaping @Sendable () -> Date = { Date() }
   ) {
     self.mode = mode
     self.auditDirectory = auditDirectory
     self.saveMode = saveMode
     self.notify = notify
     self.facts = facts
+    self.now = now
   }
 }
 
@@ -93,6 +97,8 @@ package final class AccessControl: Sendable {
   package let saveMode: (@Sendable (AccessMode) throws -> String)?
   package let audit: AuditLog?
   let resolver: IdentityResolver
+  /// The wall clock (`AccessSettings.now`).
+  let now: @Sendable () -> Date
   /// When keychaind started, in clock ticks after boot: the arrival of a connection older
   /// than keychaind, for the check that its pid was not reused.
   let startedAt = KernelClock.ticksSinceBoot()
@@ -136,6 +142,7 @@ package final class AccessControl: Sendable {
   init(_ settings: AccessSettings, store: KeychainStore, logger: Logger) {
     self.store = store
     resolver = IdentityResolver(facts: settings.facts)
+    now = settings.now
     configuredMode = settings.mode
     let mode = Self.startingMode(configured: settings.mode, store: store, logger: logger)
     currentMode = Atomic(Self.code(of: mode))
@@ -324,7 +331,7 @@ package final class AccessControl: Sendable {
 
   /// The user denied `items`: the same application is not asked about them for a while.
   func deny(_ caller: CallerApp, _ items: [ItemID]) {
-    let now = Date()
+    let now = now()
     let until = now.addingTimeInterval(Self.denialQuiet)
     state.withLock { state in
       // Denials that have run out go, so that the table holds only the last few seconds'.
@@ -338,7 +345,7 @@ package final class AccessControl: Sendable {
 
   /// Whether the application denied `item` moments ago.
   func recentlyDenied(_ caller: CallerApp, _ item: ItemID) -> Bool {
-    let now = Date()
+    let now = now()
     return state.withLock { state in
       guard let until = state.denied[caller.memoryKey]?[item] else { return false }
       if until <= now { state.denied[caller.memoryKey]?[item] = nil }
