@@ -23,8 +23,8 @@ import Testing
 
   /// A store in `protect` with one item of Mail's, and the access control over it.
   struct Fixture {
-    let directory: TemporaryDirectory
-    let store: KeychainStore
+    let login: LoginStore
+    var store: KeychainStore { login.store }
     let access: AccessControl
     let item: ItemID
 
@@ -32,18 +32,15 @@ import Testing
     let clock = WallClock()
 
     init() throws {
-      directory = try TemporaryDirectory(prefix: "access-decision")
-      store = try KeychainStore(directory: directory.path + "/store", kdf: .testing)
-      try store.createCollection(
-        name: "login", label: "Login", password: SecureBytes(copying: Array("pw".utf8)))
-      item = try store.createItem(
+      login = try LoginStore("access-decision")
+      item = try login.store.createItem(
         in: "login", label: "Mail", attributes: ["app": "mail"],
         secret: SecureBytes(copying: Array("s3cret".utf8)),
         replace: false, owner: ItemOwner(key: AccessDecisionTests.mail.key)
       ).item
       let clock = clock
       access = AccessControl(
-        AccessSettings(mode: .protect, now: { clock.now }), store: store,
+        AccessSettings(mode: .protect, now: { clock.now }), store: login.store,
         logger: CapturedLog().logger(label: "access-decision"))
     }
 

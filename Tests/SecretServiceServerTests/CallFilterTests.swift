@@ -21,18 +21,15 @@ import Testing
   static let login: ObjectPath = "/org/freedesktop/secrets/collection/login"
 
   final class Harness: Sendable {
-    let directory: TemporaryDirectory
-    let store: KeychainStore
+    let login: LoginStore
+    var store: KeychainStore { login.store }
     let daemon: SecretServiceDaemon
     let transport: InMemoryTransport
 
     init() throws {
-      directory = try TemporaryDirectory(prefix: "call-filters")
-      store = try KeychainStore(directory: directory.path + "/store", kdf: .testing)
-      try store.createCollection(
-        name: "login", label: "Login", password: SecureBytes(copying: Array("pw".utf8)))
+      login = try LoginStore("call-filters")
       daemon = SecretServiceDaemon(
-        store: store, pinentry: nil, logger: CapturedLog().logger(label: "call-filters"))
+        store: login.store, pinentry: nil, logger: CapturedLog().logger(label: "call-filters"))
       transport = InMemoryTransport(serving: daemon.objectServer())
     }
 

@@ -23,18 +23,15 @@ import Testing
 
   /// A store with an unlocked `login` collection, served in memory.
   final class Harness: Sendable {
-    let directory: TemporaryDirectory
-    let store: KeychainStore
+    let login: LoginStore
+    var store: KeychainStore { login.store }
     let transport: InMemoryTransport
     let log = CapturedLog()
 
     init() throws {
-      directory = try TemporaryDirectory(prefix: "in-memory-tree")
-      store = try KeychainStore(directory: directory.path + "/store", kdf: .testing)
-      try store.createCollection(
-        name: "login", label: "Login", password: SecureBytes(copying: Array("pw".utf8)))
+      login = try LoginStore("in-memory-tree")
       let daemon = SecretServiceDaemon(
-        store: store, pinentry: nil, logger: log.logger(label: "in-memory-tree"))
+        store: login.store, pinentry: nil, logger: log.logger(label: "in-memory-tree"))
       transport = InMemoryTransport(serving: daemon.objectServer())
     }
 

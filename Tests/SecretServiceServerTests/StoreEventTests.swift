@@ -52,10 +52,8 @@ import Testing
   }
 
   @Test func everyAnnouncerHearsWhatACallChangedOnceItSucceeded() async throws {
-    let directory = try TemporaryDirectory(prefix: "store-events")
-    let store = try KeychainStore(directory: directory.path + "/store", kdf: .testing)
-    try store.createCollection(
-      name: "login", label: "Login", password: SecureBytes(copying: Array("pw".utf8)))
+    let login = try LoginStore("store-events")
+    let store = login.store
     let daemon = SecretServiceDaemon(
       store: store, pinentry: nil, logger: CapturedLog().logger(label: "store-events"))
     let recorder = Recorder()
