@@ -69,7 +69,9 @@ extension AccessControl {
     // `records[0]` where needed, not a copy of it made on every read.
     guard let audit, !records.isEmpty else { return }
     audit.append(records)
-    if let desktop = desktop.withLock({ $0 }), let notice = notices.notice(after: records, now: now()) {
+    if let desktop = desktop.withLock({ $0 }),
+      let notice = notices.notice(after: records, now: now())
+    {
       // Rare (a program refused again and again, or with no display): a task of its own.
       Task { await desktop(notice.message) }
     }
