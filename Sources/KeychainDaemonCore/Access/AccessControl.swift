@@ -3,10 +3,10 @@
 // Per-application access in the daemon: who each bus connection is (resolved once, kept until
 // it leaves), what the user allowed for this process only, recent denials, and the audit log
 // (with the desktop notifications some refusals call for, see `RefusalNotices`).
-// The rules themselves are `AccessPolicy`'s; the store keeps owners and grants. `StoreView`
-// asks here whether a caller may use an item, and `AccessFilter` writes what each call did to
-// the audit log (`AccessControl+Audit.swift`); `AccessControl+Applications.swift` reads the
-// names `keychainctl access` gives applications.
+// The rules themselves are `AccessPolicy`'s; the store keeps owners and grants. Each call's
+// `AccessDecision` asks here whether its caller may use an item (once per item), and
+// `AccessFilter` writes what each call did to the audit log (`AccessControl+Audit.swift`);
+// `AccessControl+Applications.swift` reads the names `keychainctl access` gives applications.
 
 import Foundation
 import KeychainAccess
@@ -300,14 +300,6 @@ package final class AccessControl: Sendable {
       caller.identity.isRememberable
       ? ((try? store.grants(for: caller.identity.key, on: item)) ?? []) : []
     return AccessPolicy.decide(caller.identity, owner: owner, grants: grants, allowedOnce: once)
-  }
-
-  /// Whether `caller` may read `item` now (the collection being unlocked): always outside
-  /// `protect`.
-  func allows(_ caller: CallerApp, _ item: ItemID, in store: KeychainStore) -> Bool {
-    guard enforces else { return true }
-    if case .allow = answer(for: caller, item: item, in: store) { return true }
-    return false
   }
 
   /// A connection whose program cannot be identified (and so owns nothing) created `item`: it
