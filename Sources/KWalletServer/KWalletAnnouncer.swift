@@ -66,7 +66,7 @@ struct KWalletAnnouncer: ChangeAnnouncer {
   private func messages(for event: StoreEvent, closed: [KWalletSession]) -> [Message] {
     switch event {
     case .itemCreated(let item), .itemReplaced(let item), .itemChanged(let item, _):
-      let attributes = try? service.state.store.itemInfo(item).attributes
+      let attributes = try? service.core.store.itemInfo(item).attributes
       return folderUpdated(item.collection, attributes)
     case .itemDeleted(let item, let attributes):
       return folderUpdated(item.collection, attributes)

@@ -15,7 +15,7 @@ public struct KWalletFrontEnd: FrontEnd {
   /// KWallet on `core`; `kwalletrc` is KDE's settings file, for the wallet names its clients
   /// use by default.
   public init(core: DaemonCore, kwalletrc: String?) {
-    service = KWalletService(state: core.state, kwalletrc: kwalletrc)
+    service = KWalletService(core: core, kwalletrc: kwalletrc)
     core.addAnnouncer(KWalletAnnouncer(service: service))
   }
 

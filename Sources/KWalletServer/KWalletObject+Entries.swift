@@ -42,7 +42,7 @@ extension KWalletObject {
     _ request: MethodRequest, _ handle: Int32, _ appid: String, failure: T,
     _ body: (KWalletFolders, KWalletSession) async throws -> T
   ) async -> T {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     guard let session = sessions.session(handle, appid: appid, owner: request.caller),
       !view.isLocked(session.collection)
     else { return failure }
@@ -50,7 +50,7 @@ extension KWalletObject {
       return try await body(
         service.folders(session.collection, request), session)
     } catch {
-      state.logger.warning("KWallet \(request.member) failed: \(error)")
+      core.logger.warning("KWallet \(request.member) failed: \(error)")
       return failure
     }
   }

@@ -13,7 +13,7 @@ import KeychainStore
 
 struct KWalletObject: DBusInterface {
   let service: KWalletService
-  var state: ServiceState { service.state }
+  var core: DaemonCore { service.core }
   var sessions: KWalletSessions { service.sessions }
 
   typealias Methods = KWallet.Methods
@@ -76,7 +76,7 @@ struct KWalletObject: DBusInterface {
   /// 1 while handles are open, else 0 (it stays unlocked, as kwalletd5's default keeps
   /// wallets open); -1 if it is not open.
   func closeWallet(_ request: MethodRequest, wallet: String, force: Bool) async -> Int32 {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     guard let collection = try? service.collection(named: wallet, view), !view.isLocked(collection)
     else { return -1 }
     guard force else { return sessions.sessions(on: collection).isEmpty ? 0 : 1 }
@@ -90,7 +90,7 @@ struct KWalletObject: DBusInterface {
   {
     guard let session = sessions.session(handle) else { return -1 }
     guard sessions.session(handle, appid: appid, owner: request.caller) != nil else { return 1 }
-    if force { return lock(session.collection, StoreView(request, state: state)) ? 0 : -1 }
+    if force { return lock(session.collection, StoreView(request, core: core)) ? 0 : -1 }
     sessions.remove { $0.handle == handle }
     return 0
   }
@@ -104,8 +104,8 @@ struct KWalletObject: DBusInterface {
 
   /// Locks every collection and closes every handle.
   func closeAllWallets(_ request: MethodRequest) async throws {
-    let view = StoreView(request, state: state)
-    view.record(.locked(try state.lockEverything()))
+    let view = StoreView(request, core: core)
+    view.record(.locked(try core.lockEverything()))
     // Handles on collections that were already locked close too.
     let closed = sessions.remove { _ in true }
     service.announce([.closed(closed)], after: request)
@@ -114,21 +114,21 @@ struct KWalletObject: DBusInterface {
   /// Refused (-1): kwalletd5 deletes a wallet for any caller without asking. Collections are
   /// deleted through the Secret Service (Seahorse, `keychainctl`), which asks.
   func deleteWallet(_ request: MethodRequest, wallet: String) async -> Int32 {
-    state.logger.notice(
+    core.logger.notice(
       "a KWallet client asked to delete the wallet \"\(wallet)\"; refused: delete collections with Seahorse or keychainctl"
     )
     return -1
   }
 
   func isOpenWallet(_ request: MethodRequest, wallet: String) async -> Bool {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     guard let collection = try? service.collection(named: wallet, view) else { return false }
     return !view.isLocked(collection)
   }
 
   /// The application ids with a handle on the wallet.
   func users(_ request: MethodRequest, wallet: String) async -> [String] {
-    guard let collection = try? service.collection(named: wallet, StoreView(request, state: state))
+    guard let collection = try? service.collection(named: wallet, StoreView(request, core: core))
     else { return [] }
     return KWalletFolders.qtOrder(Set(sessions.sessions(on: collection).map(\.appid)))
   }
@@ -137,24 +137,24 @@ struct KWalletObject: DBusInterface {
   func changePassword(_ request: MethodRequest, wallet: String, wId: Int64, appid: String)
     async
   {
-    guard let collection = try? service.collection(named: wallet, StoreView(request, state: state))
+    guard let collection = try? service.collection(named: wallet, StoreView(request, core: core))
     else { return }
-    let state = state
+    let core = core
     request.afterReply {
-      let outcome = await state.prompter.run(.changePassword(collection: collection))
-      await state.publish(outcome.events, on: request.connection)
+      let outcome = await core.prompter.run(.changePassword(collection: collection))
+      await core.publish(outcome.events, on: request.connection)
     }
   }
 
   func wallets(_ request: MethodRequest) async -> [String] {
-    (try? service.walletNames(StoreView(request, state: state))) ?? []
+    (try? service.walletNames(StoreView(request, core: core))) ?? []
   }
 
   /// Ends every handle `application` has on the wallet; true if it had one.
   func disconnectApplication(_ request: MethodRequest, wallet: String, application: String)
     async -> Bool
   {
-    guard let collection = try? service.collection(named: wallet, StoreView(request, state: state))
+    guard let collection = try? service.collection(named: wallet, StoreView(request, core: core))
     else { return false }
     let dropped = sessions.remove { $0.collection == collection && $0.appid == application }
     guard !dropped.isEmpty else { return false }
@@ -165,7 +165,7 @@ struct KWalletObject: DBusInterface {
   /// True when the wallet does not exist or, open, has no such folder; false while it is
   /// locked ("may exist": keychaind keeps no readable index of names at rest).
   func folderDoesNotExist(_ request: MethodRequest, wallet: String, folder: String) async -> Bool {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     guard let collection = try? service.collection(named: wallet, view) else { return true }
     guard !view.isLocked(collection) else { return false }
     let folders = service.folders(collection, request)
@@ -176,7 +176,7 @@ struct KWalletObject: DBusInterface {
   func keyDoesNotExist(_ request: MethodRequest, wallet: String, folder: String, key: String)
     async -> Bool
   {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     guard let collection = try? service.collection(named: wallet, view) else { return true }
     guard !view.isLocked(collection) else { return false }
     let folders = service.folders(collection, request)
@@ -186,7 +186,7 @@ struct KWalletObject: DBusInterface {
   /// KF5's kwallet-pam hands over a key derived for a KWallet file, which opens no collection
   /// here: keychaind is unlocked at login by pam_gnome_keyring or `keychaind --unlock`.
   func pamOpen(_ request: MethodRequest, wallet: String, hash: [UInt8], timeout: Int32) async {
-    state.logger.notice(
+    core.logger.notice(
       "kwallet-pam's pamOpen of \"\(wallet)\" ignored: keychaind unlocks at login through pam_gnome_keyring"
     )
   }

@@ -17,7 +17,7 @@ import Synchronization
 
 /// The KWallet API's state beside the Secret Service's.
 final class KWalletService: Sendable {
-  let state: ServiceState
+  let core: DaemonCore
   let sessions = KWalletSessions()
   /// Items' folders and keys, for listings.
   let names = KWalletNameCache()
@@ -27,8 +27,8 @@ final class KWalletService: Sendable {
   /// Unlocks in progress, by collection: a second `open` waits for the first one's dialog.
   private let unlocking = Mutex<[String: Task<Bool, Never>]>([:])
 
-  init(state: ServiceState, kwalletrc: String?) {
-    self.state = state
+  init(core: DaemonCore, kwalletrc: String?) {
+    self.core = core
     self.kwalletrc = kwalletrc
     settingsRead = Mutex(Self.read(kwalletrc))
   }
@@ -78,7 +78,7 @@ final class KWalletService: Sendable {
   /// One wallet's folders and entries, as `request`'s caller sees them.
   func folders(_ collection: String, _ request: MethodRequest) -> KWalletFolders {
     KWalletFolders(
-      view: StoreView(request, state: state), collection: collection, sessions: sessions,
+      view: StoreView(request, core: core), collection: collection, sessions: sessions,
       names: names)
   }
 
@@ -88,8 +88,8 @@ final class KWalletService: Sendable {
   func names(of collection: String) -> [String] {
     let opened = Set(sessions.sessions(on: collection).map(\.wallet))
     if !opened.isEmpty { return opened.sorted() }
-    if (try? state.store.alias("default")) == collection { return [settings.networkWallet] }
-    let label = (try? state.store.collection(collection).label) ?? ""
+    if (try? core.store.alias("default")) == collection { return [settings.networkWallet] }
+    let label = (try? core.store.collection(collection).label) ?? ""
     return label.isEmpty ? [] : [label]
   }
 
@@ -99,12 +99,12 @@ final class KWalletService: Sendable {
   /// it, through the new-password dialog), unlocks it if needed (through the password dialog)
   /// and returns a handle, or -1 when the dialog was cancelled or cannot be shown.
   func open(_ wallet: String, appid: String, _ request: MethodRequest) async -> Int32 {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     var found: String?
     do {
       found = try collection(named: wallet, view)
     } catch {
-      state.logger.warning("KWallet open: the store could not be read: \(error)")
+      core.logger.warning("KWallet open: the store could not be read: \(error)")
       return -1
     }
     if found == nil {
@@ -121,25 +121,25 @@ final class KWalletService: Sendable {
   /// A new collection labelled `wallet` (the default one, if kwalletrc makes `wallet` a
   /// default name and there is none), made through the new-password dialog.
   private func create(_ wallet: String, _ request: MethodRequest) async -> String? {
-    let alias = settings.isDefault(wallet) && (try? state.store.alias("default")) == nil
-    let outcome = await state.prompter.run(
+    let alias = settings.isDefault(wallet) && (try? core.store.alias("default")) == nil
+    let outcome = await core.prompter.run(
       .createCollection(label: wallet, alias: alias ? "default" : ""))
-    await state.publish(outcome.events, on: request.connection)
+    await core.publish(outcome.events, on: request.connection)
     return outcome.created
   }
 
   /// Unlocks `collection` through the password dialog; callers that ask while a dialog for it
   /// is up wait for that one. True once it is unlocked.
   func unlock(_ collection: String, on connection: any MessageTransport) async -> Bool {
-    let state = state
+    let core = core
     let task = unlocking.withLock { running in
       if let task = running[collection] { return task }
       let task = Task {
-        let outcome = await state.prompter.run(
+        let outcome = await core.prompter.run(
           .unlock(
             collections: [collection], objects: [Resolver.path(ofCollection: collection)]))
-        await state.publish(outcome.events, on: connection)
-        return !state.store.isLocked(collection)
+        await core.publish(outcome.events, on: connection)
+        return !core.store.isLocked(collection)
       }
       running[collection] = task
       return task

@@ -1,79 +1,79 @@
 // SPDX-License-Identifier: MIT
 //
-// The daemon's core as front ends and the session side see it: built once by
-// `SecretServiceDaemon`, handed to each front end it serves and to the lock timers.
+// The daemon's core: its parts, each named, built once by `SecretServiceDaemon` and handed to
+// each front end it serves, to the call filters and to the lock timers. Everything a call needs
+// beyond its request is one of these parts; only the prompt table is an actor.
 
 import KeychainDBus
 import KeychainStore
+import Logging
+import Synchronization
 
-/// What a front end is built on: the daemon's shared state, through which it makes per-call
-/// views of the store, unlocks, prompts and announces (see `ServiceState`).
+/// What a front end is built on: the store, and the parts that share it (sessions, prompts,
+/// unlocks, access control, the lock timers' state and the announcers of changes).
 public struct DaemonCore: Sendable {
-  package let state: ServiceState
+  /// The keyrings.
+  package let store: KeychainStore
+  package let logger: Logger
+  /// Open sessions (the Secret Service's, which KWallet and the management interfaces use
+  /// for passwords too).
+  package let sessions = SessionTable()
+  /// Pending prompts.
+  package let prompts = PromptTable()
+  /// Runs prompts' dialogs, one at a time.
+  package let prompter: PromptRunner
+  /// Holds calls while the daemon finishes starting (see `CallGate`).
+  package let gate: CallGate
+  /// Opens collections with passwords; every unlock goes through it (see `Unlocker`).
+  public let unlocker: Unlocker
+  /// Per-application access and the audit log (see `AccessControl`).
+  package let access: AccessControl
+  /// When collections were last used, and their lock settings.
+  package let locks: LockState
+  /// Every API's announcer of changes (see `StoreEvent`), in the order they were added.
+  package let announcers = Announcers()
 
-  package init(state: ServiceState) { self.state = state }
+  package init(
+    store: KeychainStore, pinentry: String?, logger: Logger, holdingCalls: Bool,
+    passwordHook: PasswordHook?, lockDefaults: LockPolicy, clock: any DaemonClock,
+    access: AccessSettings
+  ) {
+    self.store = store
+    self.logger = logger
+    self.access = AccessControl(access, store: store, logger: logger)
+    locks = LockState(store: store, clock: clock, defaults: lockDefaults)
+    gate = CallGate(open: !holdingCalls)
+    unlocker = Unlocker(store: store, hook: passwordHook, logger: logger)
+    prompter = PromptRunner(
+      store: store, pinentry: pinentry, logger: logger, unlocker: unlocker, access: self.access)
+  }
 
   /// The time the daemon's timers go by (a `ManualClock` in tests).
-  public var clock: any DaemonClock { state.clock }
+  public var clock: any DaemonClock { locks.clock }
 
-  /// Opens collections with passwords; every unlock goes through it (see `Unlocker`).
-  public var unlocker: Unlocker { state.unlocker }
-
-  /// Adds an announcer that hears every store event after the Secret Service's.
-  package func addAnnouncer(_ announcer: any ChangeAnnouncer) { state.addAnnouncer(announcer) }
+  /// Adds an announcer that hears every store event after those added before it (the Secret
+  /// Service's is first: `SecretServiceDaemon` adds it as it is made).
+  package func addAnnouncer(_ announcer: any ChangeAnnouncer) { announcers.add(announcer) }
 
   /// Adds a way to open a collection with nothing typed, tried before a password dialog.
   package func addDeviceUnlock(_ attempt: @escaping DeviceUnlocks.Attempt) {
-    state.unlocker.devices.add(attempt)
+    unlocker.devices.add(attempt)
   }
 
-  // MARK: Locking, for the session side (keychaind's lock timers and login unlock)
-
-  /// Tells clients that `collections` were unlocked outside any call (at login, through the
-  /// control socket), together with what the password hook did meanwhile.
-  public func announceUnlocked(
-    _ collections: [String], _ effects: PasswordHookEffects, on connection: any MessageTransport
-  ) async {
-    // What the hook did first, as before: then the unlock of the collections themselves.
-    await state.publish(
-      StoreEvent.hooked(effects)
-        + [.lockChanged(collections, changed: Set(collections), locked: false)],
-      on: connection)
+  /// Forgets everything a departed connection owned: its sessions and prompts.
+  package func dropPeer(_ peer: BusName) async {
+    let dropped = await prompts.drop(owner: peer) + sessions.drop(peer)
+    if dropped > 0 { logger.debug("dropped \(dropped) sessions and prompts of \(peer)") }
   }
+}
 
-  /// Locks the unlocked collections whose lock policy (their own over the defaults) `applies`
-  /// says should lock now, given the collection's name, and tells clients; returns their
-  /// names. A collection deleted meanwhile is skipped. A call in flight is not interrupted: it
-  /// holds what it read, and the next call finds the collection locked.
-  @discardableResult
-  public func lock(
-    on connection: any MessageTransport, where applies: (String, LockPolicy) -> Bool
-  ) async -> [String] {
-    let defaults = state.lockDefaults
-    guard let own = try? state.lockPolicies() else { return [] }
-    let locked =
-      (try? state.lockEverything { applies($0, (own[$0] ?? LockPolicy()).over(defaults)) }) ?? []
-    await state.publish([.locked(locked)], on: connection)
-    state.lastUse.withLock { uses in
-      for name in locked { uses[name] = nil }
-    }
-    return locked
-  }
+/// The announcers of every API, in the order they were added.
+package final class Announcers: Sendable {
+  private let added = Mutex<[any ChangeAnnouncer]>([])
 
-  /// Each collection's own lock settings (those it does not set follow the defaults).
-  public func lockPolicies() throws -> [String: LockPolicy] {
-    try state.lockPolicies()
-  }
+  /// Adds the announcer of an API (it hears every event after those added before it).
+  func add(_ announcer: any ChangeAnnouncer) { added.withLock { $0.append(announcer) } }
 
-  /// How long ago a client last read or wrote a secret of `collection`, or it was unlocked;
-  /// zero the first time it is asked about a collection.
-  public func sinceLastUse(of collection: String) -> Duration {
-    let now = state.clock.now
-    return now
-      - state.lastUse.withLock { uses in
-        if let last = uses[collection] { return last }
-        uses[collection] = now
-        return now
-      }
-  }
+  /// The announcers, in order.
+  var all: [any ChangeAnnouncer] { added.withLock { $0 } }
 }

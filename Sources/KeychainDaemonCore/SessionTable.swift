@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 //
 // Open sessions, each owned by the connection that opened it. Kept behind a lock rather than in
-// the ServiceState actor because nearly every call looks a session up (GetSecret, CreateItem,
+// an actor because nearly every call looks a session up (GetSecret, CreateItem,
 // SetSecret): an actor hop there moved each of those calls to another thread and back, which
 // cost more than the rest of the call (profiled under keychain-load).
 
@@ -101,5 +101,5 @@ package final class SessionTable: Sendable {
     }
   }
 
-  var count: Int { table.withLock { $0.sessions.count } }
+  package var count: Int { table.withLock { $0.sessions.count } }
 }

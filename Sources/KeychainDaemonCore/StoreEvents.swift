@@ -2,7 +2,7 @@
 //
 // Changes as events. A handler records what it changed on its request (`StoreView.record`);
 // work outside any call (a prompt finishing, a lock timer, a login) publishes its events
-// directly. Either way they reach `ServiceState.publish`, which hands them to every API's
+// directly. Either way they reach `DaemonCore.publish`, which hands them to every API's
 // announcer, so a write through one API raises every API's signals, and then does the daemon's
 // own follow-up of an unlock (the search index's check, "used now" for the lock timers) in one
 // place. (GRDB's TransactionObserver sees a change where it happens; this is the same idea one
@@ -84,15 +84,15 @@ extension StoreView {
   }
 }
 
-extension ServiceState {
+extension DaemonCore {
   /// Brings the core's own state up to `events` (`react`), then tells every API's announcer:
   /// a client that acts on a signal finds what it announces settled.
-  package nonisolated func publish(
+  package func publish(
     _ events: [StoreEvent], on connection: any MessageTransport, after request: MethodRequest? = nil
   ) async {
     guard !events.isEmpty else { return }
     react(to: events)
-    for announcer in announcers {
+    for announcer in announcers.all {
       await announcer.announce(events, on: connection, after: request)
     }
   }
@@ -100,7 +100,7 @@ extension ServiceState {
   /// The core's reactions to `events`: an unlocked or new collection counts as used now, gets
   /// its audit key and owners, and has its search index checked; an import is audited item by
   /// item; a deleted collection's lock policy is forgotten.
-  private nonisolated func react(to events: [StoreEvent]) {
+  private func react(to events: [StoreEvent]) {
     for event in events {
       switch event {
       case .lockChanged(let names, _, false): unlocked(names)
@@ -108,22 +108,22 @@ extension ServiceState {
       case .collectionCreated(let name): unlocked([name])
       case .itemsImported(let items, let caller): access.logImport(items, by: caller)
       // Its lock policy went with it.
-      case .collectionDeleted: lockPoliciesChanged()
+      case .collectionDeleted: locks.policiesChanged()
       default: break
       }
     }
   }
 }
 
-/// After every call that succeeded: what it recorded goes to `ServiceState.publish`, before
+/// After every call that succeeded: what it recorded goes to `DaemonCore.publish`, before
 /// the reply (the signals that must follow the reply are queued behind it).
 package struct EventFilter: CallFilter {
-  let state: ServiceState
+  let core: DaemonCore
   /// Where the events are announced: the caller's connection when nil (see `shareServer`).
   var on: (any MessageTransport)? = nil
 
-  package init(state: ServiceState, on: (any MessageTransport)? = nil) {
-    self.state = state
+  package init(core: DaemonCore, on: (any MessageTransport)? = nil) {
+    self.core = core
     self.on = on
   }
 
@@ -132,7 +132,7 @@ package struct EventFilter: CallFilter {
   {
     let results = try await next(request)
     if let events = request.context.value([StoreEvent].self) {
-      await state.publish(events, on: on ?? request.connection, after: request)
+      await core.publish(events, on: on ?? request.connection, after: request)
     }
     return results
   }

@@ -19,16 +19,16 @@ import KeychainStore
 import SecretServiceProtocol
 
 package struct StoreView: Sendable {
-  let state: ServiceState
+  let core: DaemonCore
   /// The call this view answers.
   package let request: MethodRequest
   /// The call's access decisions; nil with access control off.
   package let decision: AccessDecision?
-  private var store: KeychainStore { state.store }
+  private var store: KeychainStore { core.store }
 
-  package init(_ request: MethodRequest, state: ServiceState) {
+  package init(_ request: MethodRequest, core: DaemonCore) {
     self.request = request
-    self.state = state
+    self.core = core
     decision = request.context.value(AccessDecision.self)
   }
 
@@ -271,7 +271,7 @@ package struct StoreView: Sendable {
   /// Whether the user may be asked about `item` for this caller now: not if its application
   /// denied it moments ago (noted as a refusal).
   package func mayAsk(about item: ItemID) -> Bool {
-    guard let caller, state.access.recentlyDenied(caller, item) else { return true }
+    guard let caller, core.access.recentlyDenied(caller, item) else { return true }
     note(.read, .denied, item)
     return false
   }
@@ -280,7 +280,7 @@ package struct StoreView: Sendable {
   /// `protect`. A caller with no display to show a dialog on gets an error naming the command
   /// that grants access instead.
   package func accessAsk(for items: [ItemID]) throws(DBusError) -> AccessAsk? {
-    guard state.access.enforces, scope == nil, let caller, !items.isEmpty else { return nil }
+    guard core.access.enforces, scope == nil, let caller, !items.isEmpty else { return nil }
     guard caller.hasDisplay else {
       let refused = items.filter { !isLocked($0.collection) && isLocked($0) }
       guard !refused.isEmpty else { return AccessAsk(caller: caller, items: items) }
@@ -334,16 +334,16 @@ struct CallUse: Sendable {
 /// After every call: the collections it used count as used now (for "lock after N minutes
 /// unused").
 package struct UseTracking: CallFilter {
-  let state: ServiceState
+  let core: DaemonCore
 
-  package init(state: ServiceState) { self.state = state }
+  package init(core: DaemonCore) { self.core = core }
 
   package nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
     async throws -> [DBusValue]
   {
     defer {
       if let used = request.context.value(CallUse.self)?.collections, !used.isEmpty {
-        state.noteUse(used)
+        core.locks.noteUse(used)
       }
     }
     return try await next(request)

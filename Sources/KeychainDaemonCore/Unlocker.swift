@@ -5,7 +5,7 @@
 // socket, a key slot (and KWallet's `open` and the access dialog to come). Each route opens the
 // collection here, here the login collection's route is remembered for `keychainctl doctor`,
 // and here the password hook runs (keychaind imports gnome-keyring's keyrings with it); what
-// clients must hear of it is its outcome's `events`, published through `ServiceState.publish`.
+// clients must hear of it is its outcome's `events`, published through `DaemonCore.publish`.
 //
 // Everything here blocks (key derivation takes a third of a second): call it off the
 // connection's thread.

@@ -29,8 +29,8 @@ extension AccessInterface {
         .invalidArgs,
         "'\(credential)' is no credential id: letters, digits and . _ - @, at most 255")
     }
-    let view = StoreView(request, state: state)
-    let secret = try state.sessions.password(in: password, caller: request.caller)
+    let view = StoreView(request, core: core)
+    let secret = try core.sessions.password(in: password, caller: request.caller)
     guard let target = try targets([path], view).first, let item = target.item else {
       throw DBusError(.invalidArgs, "name one item, not a collection")
     }
@@ -40,7 +40,7 @@ extension AccessInterface {
       source: "cli", credential: credential)
     _ = try await view.write { try $0.addGrant(grant) }
     view.note(.grant, .allowed, target.path)
-    state.logger.notice("access: \(unit) may get \(path.rawValue) as its credential \(credential)")
+    core.logger.notice("access: \(unit) may get \(path.rawValue) as its credential \(credential)")
     return 1
   }
 }
@@ -52,7 +52,7 @@ public struct CredentialGrants: CredentialSource {
   let logger: Logger
 
   public init(core: DaemonCore) {
-    (store, access, logger) = (core.state.store, core.state.access, core.state.logger)
+    (store, access, logger) = (core.store, core.access, core.logger)
   }
 
   /// The grant key of a unit.

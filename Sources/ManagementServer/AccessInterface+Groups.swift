@@ -17,10 +17,10 @@ extension AccessInterface {
     _ request: MethodRequest, app: String, group: String, collections: [ObjectPath],
     password: Secret
   ) async throws -> UInt32 {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let group = try Self.groupKey(group)
-    let secret = try state.sessions.password(in: password, caller: request.caller)
-    let (key, pin) = try state.access.applicationKey(app)
+    let secret = try core.sessions.password(in: password, caller: request.caller)
+    let (key, pin) = try core.access.applicationKey(app)
     var names = try collections.map { try view.namedCollection($0) }
     if names.isEmpty {
       guard let preferred = try view.alias("default") else {
@@ -35,16 +35,16 @@ extension AccessInterface {
       _ = try await view.write { try $0.addGrant(membership) }
       view.note(.grant, .allowed, Resolver.path(ofCollection: name))
     }
-    state.logger.notice("access: \(key) added to \(group) by keychainctl")
+    core.logger.notice("access: \(key) added to \(group) by keychainctl")
     return UInt32(Set(names).count)
   }
 
   func groupRemove(
     _ request: MethodRequest, app: String, group: String, collections: [ObjectPath]
   ) async throws -> UInt32 {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let group = try Self.groupKey(group)
-    let (key, _) = try state.access.applicationKey(app)
+    let (key, _) = try core.access.applicationKey(app)
     let names =
       collections.isEmpty
       ? try view.collections().map(\.name).filter {
@@ -63,12 +63,12 @@ extension AccessInterface {
       removed += try await view.write { try $0.removeGrants(ids, in: name) }
       view.note(.revoke, .allowed, Resolver.path(ofCollection: name))
     }
-    state.logger.notice("access: \(key) left \(group) in \(removed) collection(s)")
+    core.logger.notice("access: \(key) left \(group) in \(removed) collection(s)")
     return UInt32(removed)
   }
 
   func groupOf(_ request: MethodRequest, item path: ObjectPath) async throws -> String {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     guard let parsed = SecretPath(path), let item = try view.itemID(at: parsed),
       try view.metadata({ try $0.exists(item) })
     else { throw DBusError(.noSuchObject, "No such item") }

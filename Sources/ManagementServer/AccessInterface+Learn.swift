@@ -25,7 +25,7 @@ extension AccessInterface {
   }
 
   func learn(_ request: MethodRequest, password: Secret, dryRun: Bool) async throws -> [String] {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let learnt = try learnable(view)
     if !dryRun, !learnt.isEmpty { try await grant(learnt, password, view) }
     return learnt.map(\.line)
@@ -33,10 +33,10 @@ extension AccessInterface {
 
   func startLearning(_ request: MethodRequest, seconds: UInt64) async throws -> (Int64, Int64) {
     let directory = try auditDirectory()
-    guard state.access.mode == .audit else {
+    guard core.access.mode == .audit else {
       throw DBusError(
         .failed,
-        "learning happens in access-control = audit, and keychaind is in \(state.access.mode.rawValue)"
+        "learning happens in access-control = audit, and keychaind is in \(core.access.mode.rawValue)"
       )
     }
     guard (1...LearningPeriod.longest).contains(seconds) else {
@@ -48,12 +48,12 @@ extension AccessInterface {
     } catch {
       throw DBusError(.ioError, "cannot keep the learning period in \(directory): \(error)")
     }
-    state.logger.notice("access: learning for \(seconds) s")
+    core.logger.notice("access: learning for \(seconds) s")
     return (Int64(period.start), Int64(period.end))
   }
 
   func learning(_ request: MethodRequest) async throws -> (Int64, Int64) {
-    guard let directory = state.access.audit?.directory,
+    guard let directory = core.access.audit?.directory,
       let period = LearningPeriod.load(from: directory)
     else { return (0, 0) }
     return (Int64(period.start), Int64(period.end))
@@ -62,14 +62,14 @@ extension AccessInterface {
   func applyLearning(_ request: MethodRequest, password: Secret, except: [String])
     async throws -> ([String], String)
   {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let directory = try auditDirectory()
-    let left = Set(try except.map { try state.access.applicationKey($0).key })
+    let left = Set(try except.map { try core.access.applicationKey($0).key })
     let learnt = try learnable(view).filter { !left.contains($0.app) }
     if !learnt.isEmpty { try await grant(learnt, password, view) }
     let savedIn: String
     do {
-      savedIn = try state.access.enforce()
+      savedIn = try core.access.enforce()
     } catch let error as DBusError {
       throw error
     } catch {
@@ -96,7 +96,7 @@ extension AccessInterface {
 
   /// The audit log learning reads, or the error that there is none.
   private func auditLog() throws(DBusError) -> AuditLog {
-    guard let audit = state.access.audit else {
+    guard let audit = core.access.audit else {
       throw DBusError(.failed, "there is no audit log to learn from: access-control is off")
     }
     return audit
@@ -145,17 +145,17 @@ extension AccessInterface {
 
   /// Makes `learnt`'s grants, once `password` opens every collection they are in.
   private func grant(_ learnt: [Learnt], _ password: Secret, _ view: StoreView) async throws {
-    let secret = try state.sessions.password(in: password, caller: view.request.caller)
+    let secret = try core.sessions.password(in: password, caller: view.request.caller)
     try await checkPassword(secret, for: Set(learnt.map(\.item.collection)), view)
     for entry in learnt {
       // A user-kind program's grant is pinned to its content now.
-      let pin = try? state.access.applicationKey(entry.app).pin
+      let pin = try? core.access.applicationKey(entry.app).pin
       let grant = AccessGrant(
         app: entry.app, pin: pin ?? nil, collection: entry.item.collection, item: entry.item.id,
         source: "learn")
       _ = try await view.write { try $0.addGrant(grant) }
       view.note(.grant, .allowed, entry.item)
     }
-    state.logger.notice("access: learnt \(learnt.count) grant(s) from the audit log")
+    core.logger.notice("access: learnt \(learnt.count) grant(s) from the audit log")
   }
 }

@@ -12,8 +12,8 @@ import SecretServiceProtocol
 
 extension AccessInterface {
   func mode(_ request: MethodRequest) async throws -> (String, String, String) {
-    let kept = try StoreView(request, state: state).metadata { try $0.keptAccessMode() }
-    let access = state.access
+    let kept = try StoreView(request, core: core).metadata { try $0.keptAccessMode() }
+    let access = core.access
     return (access.mode.rawValue, access.configuredMode.rawValue, kept?.rawValue ?? "")
   }
 
@@ -24,10 +24,10 @@ extension AccessInterface {
       let modes = AccessMode.allCases.map(\.rawValue).joined(separator: ", ")
       throw DBusError(.invalidArgs, "'\(name)' is no access-control mode: one of \(modes)")
     }
-    let access = state.access
-    let view = StoreView(request, state: state)
+    let access = core.access
+    let view = StoreView(request, core: core)
     if mode < access.mode {
-      let secret = try state.sessions.password(in: password, caller: request.caller)
+      let secret = try core.sessions.password(in: password, caller: request.caller)
       let collections = try view.collections().map(\.name).filter {
         $0 != KeychainStore.sessionCollection
       }
@@ -42,7 +42,7 @@ extension AccessInterface {
     if !restart { try await view.write { _ in try access.setMode(mode) } }
     if restart { try await view.write { try $0.keepAccessMode(mode) } }
     let saved = try access.saveMode?(mode) ?? ""
-    state.logger.notice("access: mode \(mode.rawValue) set by keychainctl")
+    core.logger.notice("access: mode \(mode.rawValue) set by keychainctl")
     return (saved, restart)
   }
 }

@@ -13,7 +13,7 @@ import KeychainStore
 import SecretServiceProtocol
 
 struct AccessInterface: DBusInterface {
-  let state: ServiceState
+  let core: DaemonCore
 
   typealias Methods = SecretService.AccessMethods
 
@@ -39,19 +39,19 @@ struct AccessInterface: DBusInterface {
   }
 
   func identify(_ request: MethodRequest) async throws -> (String, String, String) {
-    let identity = await state.access.caller(of: request).identity
+    let identity = await core.access.caller(of: request).identity
     return (identity.key, identity.kind.rawValue, identity.display)
   }
 
   func runsCommand(_ request: MethodRequest, path: String) async throws {
-    guard state.access.isOn else { return }
-    try state.access.runsCommand(path, caller: await state.access.caller(of: request))
+    guard core.access.isOn else { return }
+    try core.access.runsCommand(path, caller: await core.access.caller(of: request))
   }
 
   func list(_ request: MethodRequest) async throws -> String {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     var listing = AccessListing(
-      mode: state.access.mode.rawValue, grants: [], owners: [], unowned: [:], locked: [])
+      mode: core.access.mode.rawValue, grants: [], owners: [], unowned: [:], locked: [])
     for collection in try view.collections().map(\.name)
     where collection != KeychainStore.sessionCollection {
       guard !view.isLocked(collection) else {
@@ -93,9 +93,9 @@ struct AccessInterface: DBusInterface {
   func allow(_ request: MethodRequest, app: String, objects: [ObjectPath], password: Secret)
     async throws -> UInt32
   {
-    let view = StoreView(request, state: state)
-    let secret = try state.sessions.password(in: password, caller: request.caller)
-    let (key, pin) = try state.access.applicationKey(app)
+    let view = StoreView(request, core: core)
+    let secret = try core.sessions.password(in: password, caller: request.caller)
+    let (key, pin) = try core.access.applicationKey(app)
     let targets = try self.targets(objects, view)
     try await checkPassword(secret, for: Set(targets.map(\.collection)), view)
     var granted: UInt32 = 0
@@ -106,13 +106,13 @@ struct AccessInterface: DBusInterface {
       view.note(.grant, .allowed, target.path)
       granted += 1
     }
-    state.logger.notice("access: \(key) allowed \(granted) object(s) by keychainctl")
+    core.logger.notice("access: \(key) allowed \(granted) object(s) by keychainctl")
     return granted
   }
 
   func revoke(_ request: MethodRequest, app: String, objects: [ObjectPath]) async throws -> UInt32 {
-    let view = StoreView(request, state: state)
-    let (key, _) = try state.access.applicationKey(app)
+    let view = StoreView(request, core: core)
+    let (key, _) = try core.access.applicationKey(app)
     var revoked = 0
     for target in try targets(objects, view) {
       guard !view.isLocked(target.collection) else {
@@ -125,21 +125,21 @@ struct AccessInterface: DBusInterface {
       revoked += try await view.write { [ids] in try $0.removeGrants(ids, in: target.collection) }
       view.note(.revoke, .allowed, target.path)
     }
-    state.logger.notice("access: \(revoked) grant(s) of \(key) revoked by keychainctl")
+    core.logger.notice("access: \(revoked) grant(s) of \(key) revoked by keychainctl")
     return UInt32(revoked)
   }
 
   /// See `AccessMethods.flushAudit`: on the blocking pool, as it syncs the file.
   func flushAudit(_ request: MethodRequest) async throws {
-    let access = state.access
+    let access = core.access
     await Blocking.run { access.flushAudit() }
   }
 
   func verifyAudit(_ request: MethodRequest) async throws -> (Bool, String, UInt64) {
-    guard let audit = state.access.audit else {
+    guard let audit = core.access.audit else {
       return (false, "there is no audit log: access-control is off", 0)
     }
-    state.access.flushAudit()
+    core.access.flushAudit()
     guard let verdict = audit.verify() else {
       throw DBusError(
         .isLocked, "the audit log's key is in the store: unlock a collection first")
@@ -179,7 +179,7 @@ struct AccessInterface: DBusInterface {
   func checkPassword(_ password: SecureBytes, for collections: Set<String>, _ view: StoreView)
     async throws
   {
-    let unlocker = state.unlocker
+    let unlocker = core.unlocker
     for collection in collections.sorted() {
       let wasLocked = view.isLocked(collection)
       do {

@@ -21,7 +21,7 @@ import Logging
 import SecretServiceProtocol
 
 struct ImportInterface: DBusInterface {
-  let state: ServiceState
+  let core: DaemonCore
 
   static let table = InterfaceTable<ImportInterface>(SecretService.Interfaces.importer) { table in
     table.on(SecretService.ImportMethods.importGnomeKeyring, importGnomeKeyring)
@@ -76,7 +76,7 @@ struct ImportInterface: DBusInterface {
       @escaping @Sendable (KeychainStore, @escaping ImportUpdateRule) -> some KeyringImporter
   ) async throws -> [ImportFileReport] {
     let passwords = try checked(path, secrets, request)
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let progress = Self.progress(on: request.connection)
     let rule = view.importRule
     let outcomes = try await view.write { store in
@@ -84,7 +84,7 @@ struct ImportInterface: DBusInterface {
     }
     if !dryRun {
       view.record(
-        contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, state.logger), by: view.caller))
+        contentsOf: StoreEvent.hooked(ImportReport.log(outcomes, core.logger), by: view.caller))
     }
     return outcomes.map(ImportFileReport.init)
   }
@@ -97,7 +97,7 @@ struct ImportInterface: DBusInterface {
     guard path.isEmpty || path.hasPrefix("/") else {
       throw DBusError(.invalidArgs, "the directory must be an absolute path")
     }
-    return try secrets.map { try state.sessions.password(in: $0, caller: request.caller) }
+    return try secrets.map { try core.sessions.password(in: $0, caller: request.caller) }
   }
 
   /// Sends each step of an import as the Progress signal.
@@ -117,12 +117,12 @@ struct ImportInterface: DBusInterface {
   func importBackup(_ request: MethodRequest, file: String, passphrase secret: Secret, dryRun: Bool)
     async throws -> [ImportFileReport]
   {
-    let passphrase = try state.sessions.password(in: secret, caller: request.caller)
+    let passphrase = try core.sessions.password(in: secret, caller: request.caller)
     guard file.hasPrefix("/") else {
       throw DBusError(.invalidArgs, "the backup file must be an absolute path")
     }
-    let logger = state.logger
-    let view = StoreView(request, state: state)
+    let logger = core.logger
+    let view = StoreView(request, core: core)
     let rule = view.importRule
     let outcomes = try await view.write { store in
       BackupRestore.run(

@@ -12,7 +12,7 @@ import KeychainStore
 import SecretServiceProtocol
 
 struct LockingInterface: DBusInterface {
-  let state: ServiceState
+  let core: DaemonCore
 
   typealias Methods = SecretService.LockingMethods
 
@@ -24,7 +24,7 @@ struct LockingInterface: DBusInterface {
 
   /// Route ("" if none was recorded), Unix time, and the boot id at that time.
   func lastLoginUnlock(_ request: MethodRequest) async throws -> (String, Int64, String) {
-    guard let record = try StoreView(request, state: state).metadata({ try $0.lastLoginUnlock() })
+    guard let record = try StoreView(request, core: core).metadata({ try $0.lastLoginUnlock() })
     else { return ("", 0, "") }
     return (record.route, Int64(record.time.timeIntervalSince1970), record.bootID)
   }
@@ -33,10 +33,10 @@ struct LockingInterface: DBusInterface {
   func getLockPolicy(_ request: MethodRequest, collection path: ObjectPath) async throws
     -> ([String: DBusValue], [String: DBusValue])
   {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let collection = try view.namedCollection(path)
     let own = try view.metadata { try $0.lockPolicy(of: collection) }
-    return (Self.values(own), Self.values(own.over(state.lockDefaults)))
+    return (Self.values(own), Self.values(own.over(core.locks.defaults)))
   }
 
   /// Sets the settings in `changes`, returns those named in `reset` to the defaults.
@@ -44,7 +44,7 @@ struct LockingInterface: DBusInterface {
     _ request: MethodRequest, collection path: ObjectPath, set changes: [String: DBusValue],
     reset: [String]
   ) async throws -> [String: DBusValue] {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let collection = try view.namedCollection(path)
     var own = try view.metadata { try $0.lockPolicy(of: collection) }
     var settings = own.settings
@@ -55,8 +55,8 @@ struct LockingInterface: DBusInterface {
     for (name, value) in changes { settings[name] = try Self.setting(name, value) }
     own.settings = settings
     try await view.write { [own] in try $0.setLockPolicy(own, of: collection) }
-    state.lockPoliciesChanged()
-    state.logger.info("lock policy of \(collection): \(Self.describe(own))")
+    core.locks.policiesChanged()
+    core.logger.info("lock policy of \(collection): \(Self.describe(own))")
     return Self.values(own)
   }
 

@@ -12,7 +12,7 @@ import KeychainTPM
 
 /// The Import, Locking and Access interfaces, for `SecretServiceDaemon.serve`.
 public struct ManagementFrontEnd: FrontEnd {
-  let state: ServiceState
+  let core: DaemonCore
   let tpm2TCTI: String
   let fido2Device: String
 
@@ -21,19 +21,19 @@ public struct ManagementFrontEnd: FrontEnd {
   ///   - tpm2TCTI: where the TPM is, for TPM key slots (keychaind.conf's `tpm2-tcti`).
   ///   - fido2Device: the FIDO2 key for FIDO2 slots ("" for the first one plugged in).
   public init(core: DaemonCore, tpm2TCTI: String = TPM2.defaultTCTI, fido2Device: String = "") {
-    state = core.state
+    self.core = core
     self.tpm2TCTI = tpm2TCTI
     self.fido2Device = fido2Device
     let slots = TPMSlots(
-      tcti: tpm2TCTI, store: state.store, unlocker: state.unlocker, logger: state.logger)
+      tcti: tpm2TCTI, store: core.store, unlocker: core.unlocker, logger: core.logger)
     core.addDeviceUnlock { slots.openWithNothingTyped($0) }
   }
 
   public func serviceInterfaces() -> [any DBusInterface] {
     [
-      ImportInterface(state: state), LockingInterface(state: state),
-      AccessInterface(state: state),
-      SlotsInterface(state: state, tpm2TCTI: tpm2TCTI, fido2Device: fido2Device),
+      ImportInterface(core: core), LockingInterface(core: core),
+      AccessInterface(core: core),
+      SlotsInterface(core: core, tpm2TCTI: tpm2TCTI, fido2Device: fido2Device),
     ]
   }
 }

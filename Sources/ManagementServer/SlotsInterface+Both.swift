@@ -55,11 +55,11 @@ extension SlotsInterface {
     _ request: MethodRequest, collection path: ObjectPath, proofKind: String, proof: Secret,
     label: String, tpmPIN: Secret, pcrs: [UInt32], fido2PIN: Secret
   ) async throws -> Int64 {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let collection = try Self.persistent(view.namedCollection(path))
     let given = try self.proof(proofKind, proof, request)
-    let tpmPIN = try state.sessions.password(in: tpmPIN, caller: request.caller)
-    let fido2PIN = try state.sessions.password(in: fido2PIN, caller: request.caller)
+    let tpmPIN = try core.sessions.password(in: tpmPIN, caller: request.caller)
+    let fido2PIN = try core.sessions.password(in: fido2PIN, caller: request.caller)
     if let bad = pcrs.first(where: { !TPM2.pcrRange.contains(Int($0)) }) {
       throw DBusError(.invalidArgs, "PCR \(bad) does not exist: PCRs are 0 to 23")
     }
@@ -93,11 +93,11 @@ extension SlotsInterface {
   func unlockWithTPM2AndFIDO2(
     _ request: MethodRequest, collection path: ObjectPath, tpmPIN: Secret, fido2PIN: Secret
   ) async throws -> Int64 {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let collection = try Self.persistent(view.namedCollection(path))
-    let tpmPIN = try state.sessions.password(in: tpmPIN, caller: request.caller)
-    let fido2PIN = try state.sessions.password(in: fido2PIN, caller: request.caller)
-    let unlocker = state.unlocker
+    let tpmPIN = try core.sessions.password(in: tpmPIN, caller: request.caller)
+    let fido2PIN = try core.sessions.password(in: fido2PIN, caller: request.caller)
+    let unlocker = core.unlocker
     let (slot, outcome) = try await view.write { store in
       let slots = try store.sealedSlots(of: collection, kind: .tpm2AndFIDO2)
       guard !slots.isEmpty else {

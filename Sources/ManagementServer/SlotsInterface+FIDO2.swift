@@ -17,10 +17,10 @@ extension SlotsInterface {
     _ request: MethodRequest, collection path: ObjectPath, proofKind: String, proof: Secret,
     label: String, pin: Secret
   ) async throws -> Int64 {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let collection = try Self.persistent(view.namedCollection(path))
     let given = try self.proof(proofKind, proof, request)
-    let pin = try state.sessions.password(in: pin, caller: request.caller)
+    let pin = try core.sessions.password(in: pin, caller: request.caller)
     let device = fido2Device
     let slot = try await view.write { store in
       try store.addDerivedSlot(
@@ -40,10 +40,10 @@ extension SlotsInterface {
   func unlockWithFIDO2(_ request: MethodRequest, collection path: ObjectPath, pin: Secret)
     async throws -> Int64
   {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let collection = try Self.persistent(view.namedCollection(path))
-    let pin = try state.sessions.password(in: pin, caller: request.caller)
-    let (device, unlocker) = (fido2Device, state.unlocker)
+    let pin = try core.sessions.password(in: pin, caller: request.caller)
+    let (device, unlocker) = (fido2Device, core.unlocker)
     let (slot, outcome) = try await view.write { store in
       let slots = try store.sealedSlots(of: collection, kind: .fido2)
       guard !slots.isEmpty else {

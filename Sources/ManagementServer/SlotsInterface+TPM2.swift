@@ -16,10 +16,10 @@ extension SlotsInterface {
     _ request: MethodRequest, collection path: ObjectPath, proofKind: String, proof: Secret,
     label: String, pin: Secret, pcrs: [UInt32]
   ) async throws -> Int64 {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let collection = try Self.persistent(view.namedCollection(path))
     let given = try self.proof(proofKind, proof, request)
-    let pin = try state.sessions.password(in: pin, caller: request.caller)
+    let pin = try core.sessions.password(in: pin, caller: request.caller)
     if let bad = pcrs.first(where: { !TPM2.pcrRange.contains(Int($0)) }) {
       throw DBusError(.invalidArgs, "PCR \(bad) does not exist: PCRs are 0 to 23")
     }
@@ -43,11 +43,11 @@ extension SlotsInterface {
   func unlockWithTPM2(_ request: MethodRequest, collection path: ObjectPath, pin: Secret)
     async throws -> Int64
   {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let collection = try Self.persistent(view.namedCollection(path))
-    let pin = try state.sessions.password(in: pin, caller: request.caller)
+    let pin = try core.sessions.password(in: pin, caller: request.caller)
     let slots = TPMSlots(
-      tcti: tpm2TCTI, store: state.store, unlocker: state.unlocker, logger: state.logger)
+      tcti: tpm2TCTI, store: core.store, unlocker: core.unlocker, logger: core.logger)
     let (slot, outcome) = try await view.write { _ in try slots.open(collection, pin: pin) }
     changed("unlocked \(collection) with TPM slot \(slot)", view, path)
     view.record(contentsOf: outcome.events(of: collection))

@@ -14,7 +14,7 @@ import KeychainStore
 import SecretServiceProtocol
 
 struct SlotsInterface: DBusInterface {
-  let state: ServiceState
+  let core: DaemonCore
   /// Where the TPM is (keychaind.conf's `tpm2-tcti`).
   let tpm2TCTI: String
   /// The FIDO2 key (keychaind.conf's `fido2-device`; "" for the first plugged in).
@@ -38,7 +38,7 @@ struct SlotsInterface: DBusInterface {
   }
 
   func list(_ request: MethodRequest, collection path: ObjectPath) async throws -> String {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let collection = try Self.persistent(view.namedCollection(path))
     let slots = try view.metadata { try $0.keySlots(of: collection) }
     let listing = slots.map {
@@ -54,7 +54,7 @@ struct SlotsInterface: DBusInterface {
     _ request: MethodRequest, collection path: ObjectPath, proofKind: String, proof: Secret,
     label: String
   ) async throws -> (Int64, Secret) {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let collection = try Self.persistent(view.namedCollection(path))
     let given = try self.proof(proofKind, proof, request)
     let (slot, key) = try await view.write {
@@ -63,7 +63,7 @@ struct SlotsInterface: DBusInterface {
     changed("added recovery key slot \(slot.id) to \(collection)", view, path)
     return (
       slot.id,
-      try state.sessions.secret(
+      try core.sessions.secret(
         key.text, in: proof.session, caller: request.caller, contentType: "text/plain")
     )
   }
@@ -72,7 +72,7 @@ struct SlotsInterface: DBusInterface {
     _ request: MethodRequest, collection path: ObjectPath, slot: Int64, proofKind: String,
     proof: Secret
   ) async throws {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let collection = try Self.persistent(view.namedCollection(path))
     let given = try self.proof(proofKind, proof, request)
     try await view.write { try $0.removeSlot(slot, of: collection, proof: given) }
@@ -82,7 +82,7 @@ struct SlotsInterface: DBusInterface {
   func test(_ request: MethodRequest, collection path: ObjectPath, slot: Int64, secret: Secret)
     async throws
   {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let collection = try Self.persistent(view.namedCollection(path))
     let kind = try view.metadata { try $0.keySlots(of: collection) }.first { $0.id == slot }?.kind
     guard let kind else {
@@ -91,7 +91,7 @@ struct SlotsInterface: DBusInterface {
     switch kind {
     case .tpm2, .fido2, .tpm2AndFIDO2:
       // The secret sent is the slot's PIN, or empty (both PINs for tpm2+fido2).
-      let pin = try state.sessions.password(in: secret, caller: request.caller)
+      let pin = try core.sessions.password(in: secret, caller: request.caller)
       switch kind {
       case .fido2: return try await testFIDO2(slot, of: collection, pin: pin, view)
       case .tpm2AndFIDO2: return try await testTPM2AndFIDO2(slot, of: collection, pins: pin, view)
@@ -106,10 +106,10 @@ struct SlotsInterface: DBusInterface {
   func unlockWithRecoveryKey(_ request: MethodRequest, collection path: ObjectPath, key: Secret)
     async throws
   {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let collection = try Self.persistent(view.namedCollection(path))
     let given = try self.proof(KeySlot.Kind.recovery.rawValue, key, request)
-    let unlocker = state.unlocker
+    let unlocker = core.unlocker
     let outcome = try await view.write { _ in
       try unlocker.unlock(collection, with: given, route: UnlockRecord.Route.recoveryKey)
     }
@@ -120,11 +120,11 @@ struct SlotsInterface: DBusInterface {
   func resetPassword(
     _ request: MethodRequest, collection path: ObjectPath, key: Secret, newPassword: Secret
   ) async throws {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let collection = try Self.persistent(view.namedCollection(path))
     let recoveryKey = try RecoveryKey(
-      parsing: state.sessions.password(in: key, caller: request.caller))
-    let password = try state.sessions.password(in: newPassword, caller: request.caller)
+      parsing: core.sessions.password(in: key, caller: request.caller))
+    let password = try core.sessions.password(in: newPassword, caller: request.caller)
     let wasLocked = view.isLocked(collection)
     try await view.write {
       try $0.resetPassword(collection, recoveryKey: recoveryKey, to: password)
@@ -141,7 +141,7 @@ struct SlotsInterface: DBusInterface {
   /// proves nothing: without a PIN, any program of the user could have keychaind unseal a TPM
   /// slot, and a FIDO2 key left plugged in answers whoever touches it.
   func proof(_ kind: String, _ secret: Secret, _ request: MethodRequest) throws -> KeyProof {
-    let bytes = try state.sessions.password(in: secret, caller: request.caller)
+    let bytes = try core.sessions.password(in: secret, caller: request.caller)
     switch KeySlot.Kind(rawValue: kind) {
     case .password: return .password(bytes)
     case .recovery: return .recoveryKey(try RecoveryKey(parsing: bytes))
@@ -153,7 +153,7 @@ struct SlotsInterface: DBusInterface {
 
   /// Says in the log, and in the audit log, what changed the ways into a collection.
   func changed(_ what: String, _ view: StoreView, _ path: ObjectPath) {
-    state.logger.notice("key slots: \(what)")
+    core.logger.notice("key slots: \(what)")
     view.note(.slot, .allowed, path)
   }
 

@@ -26,7 +26,7 @@ import SecretServiceProtocol
 import SystemPackage
 
 struct PortalInterface: DBusInterface {
-  let state: ServiceState
+  let core: DaemonCore
 
   static let path: ObjectPath = "/org/freedesktop/portal/desktop"
   static let portalName: BusName = "org.freedesktop.portal.Desktop"
@@ -52,9 +52,9 @@ struct PortalInterface: DBusInterface {
   ) async throws -> (UInt32, [String: DBusValue]) {
     // Only the portal: anyone else could name any app and take its key.
     let portal = try? await request.connection.nameOwner(Self.portalName)
-    let caller = await state.access.caller(of: request)
+    let caller = await core.access.caller(of: request)
     guard let portal, portal == request.caller, Self.isThePortal(caller.identity) else {
-      state.logger.warning(
+      core.logger.warning(
         "refused a Flatpak app's key to \(caller.identity.display) (pid \(caller.pid.map(String.init) ?? "?")): only xdg-desktop-portal may ask"
       )
       throw DBusError(
@@ -89,18 +89,18 @@ struct PortalInterface: DBusInterface {
   private func retrieve(
     _ appID: String, into fd: UnixFileDescriptor, _ request: MethodRequest, portal: CallerApp
   ) async -> Response {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     guard let collection = (try? view.alias("default")) ?? nil else {
-      state.logger.warning("a Flatpak app asked for its key, and there is no default collection")
+      core.logger.warning("a Flatpak app asked for its key, and there is no default collection")
       return .failed
     }
     if view.isLocked(collection) {
-      let outcome = await state.prompter.run(
+      let outcome = await core.prompter.run(
         .unlock(
           collections: [collection], objects: [Resolver.path(ofCollection: collection)],
           forApp: appID))
       // The portal's call waits for the dialog: its signals go now, not after its reply.
-      await state.publish(outcome.events, on: request.connection)
+      await core.publish(outcome.events, on: request.connection)
       guard !view.isLocked(collection) else { return outcome.dismissed ? .cancelled : .failed }
     }
     do {
@@ -108,12 +108,12 @@ struct PortalInterface: DBusInterface {
       let (key, item, created) = try await view.write(using: [collection]) {
         try Self.key(for: appID, in: collection, $0)
       }
-      if created { await state.publish([.itemCreated(item)], on: request.connection) }
+      if created { await core.publish([.itemCreated(item)], on: request.connection) }
       // Recorded as the app the portal vouches for, with the portal's pid.
       let app = AppIdentity(
         kind: .portal, key: "portal:\(appID)", display: "\(appID) (through xdg-desktop-portal)",
         verified: portal.identity.verified)
-      state.access.log([
+      core.access.log([
         AuditRecord(
           op: created ? .create : .read, decision: .owner,
           app: AuditRecord.App(app, pid: portal.pid), sender: request.caller.rawValue,
@@ -121,7 +121,7 @@ struct PortalInterface: DBusInterface {
       ])
       return Self.write(key, to: fd) ? .success : .failed
     } catch {
-      state.logger.warning("the key of a Flatpak app could not be read or made: \(error)")
+      core.logger.warning("the key of a Flatpak app could not be read or made: \(error)")
       return .failed
     }
   }
@@ -179,11 +179,11 @@ struct PortalInterface: DBusInterface {
 
 /// The portal's backend as a front end of the daemon, at /org/freedesktop/portal/desktop.
 public struct PortalFrontEnd: FrontEnd {
-  let state: ServiceState
+  let core: DaemonCore
 
-  public init(core: DaemonCore) { state = core.state }
+  public init(core: DaemonCore) { self.core = core }
 
   public func mount(on tree: inout Mounts) {
-    tree.mount(at: PortalInterface.path) { [state] in [PortalInterface(state: state)] }
+    tree.mount(at: PortalInterface.path) { [core] in [PortalInterface(core: core)] }
   }
 }

@@ -15,7 +15,7 @@ import SecretServiceProtocol
 
 /// The Secret Service's announcer: its signals for each event (see `StoreEvent`).
 struct SecretServiceAnnouncer: ChangeAnnouncer {
-  let state: ServiceState
+  let core: DaemonCore
   /// Announces changed `Items` and `Collections` lists (see `ListAnnouncer`).
   let lists = ListAnnouncer()
 
@@ -23,7 +23,7 @@ struct SecretServiceAnnouncer: ChangeAnnouncer {
     _ events: [StoreEvent], on connection: any MessageTransport, after request: MethodRequest?
   ) async {
     let signals = ChangeSignals(
-      connection: connection, state: state, lists: lists, request: request)
+      connection: connection, core: core, lists: lists, request: request)
     for event in events {
       switch event {
       case .itemCreated(let item): await signals.itemCreated(item)
@@ -47,9 +47,9 @@ struct SecretServiceAnnouncer: ChangeAnnouncer {
 /// that caused it: the change has been made, and the caller gets its reply.
 private struct ChangeSignals {
   let connection: any MessageTransport
-  let state: ServiceState
+  let core: DaemonCore
   let lists: ListAnnouncer
-  var store: KeychainStore { state.store }
+  var store: KeychainStore { core.store }
   /// The call that made the change: its PropertiesChanged wait for its reply. Without one (a
   /// prompt's work, which runs after `Prompt()` replied) they go at once.
   let request: MethodRequest?
@@ -184,7 +184,7 @@ private struct ChangeSignals {
 
   /// The collection's `Items`, soon (see `ListAnnouncer`).
   func itemsChanged(_ name: String) {
-    lists.itemsChanged(name, connection: connection, store: store, logger: state.logger)
+    lists.itemsChanged(name, connection: connection, store: store, logger: core.logger)
   }
 
   /// The service's `Collections`, soon.

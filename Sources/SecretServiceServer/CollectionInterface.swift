@@ -10,7 +10,7 @@ import SecretServiceProtocol
 
 /// `org.freedesktop.Secret.Collection` for one collection, reached by its own path or an alias.
 struct CollectionInterface: DBusInterface {
-  let state: ServiceState
+  let core: DaemonCore
   /// The store's name of the collection.
   let name: String
 
@@ -35,9 +35,9 @@ struct CollectionInterface: DBusInterface {
   /// Deletes the collection; in `protect`, when other programs' items are in it, only once
   /// the user allows it in the prompt returned.
   func delete(_ request: MethodRequest) async throws -> ObjectPath {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     if let (question, deletion) = try view.deletionQuestion(for: name) {
-      return try await state.makePrompt(
+      return try await core.prompts.make(
         owner: request.caller, action: .deleteCollection(name, question, deletion: deletion))
     }
     try await view.write { [name] in try $0.deleteCollection(name) }
@@ -48,19 +48,19 @@ struct CollectionInterface: DBusInterface {
   func searchItems(_ request: MethodRequest, attributes: [String: String]) async throws
     -> [ObjectPath]
   {
-    let (readable, locked) = try StoreView(request, state: state).search(attributes, in: name)
+    let (readable, locked) = try StoreView(request, core: core).search(attributes, in: name)
     return Resolver.paths(of: readable + locked)
   }
 
   func createItem(
     _ request: MethodRequest, properties: [String: DBusValue], secret: Secret, replace: Bool
   ) async throws -> (ObjectPath, ObjectPath) {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let asked = try NewItemProperties(properties)
     try view.requireUnlocked(collection: name, else: SecretServiceError.Locked.createItem)
     let label = asked.label
     var attributes = asked.storedAttributes
-    let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
+    let cipher = try core.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
     let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
     let contentType = secret.contentType.isEmpty ? "text/plain" : secret.contentType
     let group = try view.takeAccessGroup(from: &attributes, in: name)
@@ -97,14 +97,14 @@ struct CollectionInterface: DBusInterface {
   private typealias Properties = SecretService.CollectionProperty
 
   func items(_ request: MethodRequest) async throws -> [ObjectPath] {
-    Resolver.paths(of: try StoreView(request, state: state).items(in: name))
+    Resolver.paths(of: try StoreView(request, core: core).items(in: name))
   }
 
   func label(_ request: MethodRequest) async throws -> String { try info(request).label }
 
   func locked(_ request: MethodRequest) async throws -> Bool {
     _ = try info(request)  // a collection deleted meanwhile is an error, not "unlocked"
-    return StoreView(request, state: state).isLocked(name)
+    return StoreView(request, core: core).isLocked(name)
   }
 
   func created(_ request: MethodRequest) async throws -> UInt64 {
@@ -116,7 +116,7 @@ struct CollectionInterface: DBusInterface {
   }
 
   private func info(_ request: MethodRequest) throws -> CollectionInfo {
-    try StoreView(request, state: state).collection(name)
+    try StoreView(request, core: core).collection(name)
   }
 
   /// A date as the Secret Service's `t` properties carry it: seconds since 1970.
@@ -125,7 +125,7 @@ struct CollectionInterface: DBusInterface {
   }
 
   func setLabel(_ request: MethodRequest, label: String) async throws {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     try view.requireUnlocked(collection: name, else: SecretServiceError.Locked.setProperty)
     try await view.write { [name] in try $0.setLabel(label, ofCollection: name) }
     view.record(.collectionChanged(name, properties: Properties.label.changed(label)))
@@ -134,7 +134,7 @@ struct CollectionInterface: DBusInterface {
 
 /// `org.freedesktop.Secret.Item` for one item.
 struct ItemInterface: DBusInterface {
-  let state: ServiceState
+  let core: DaemonCore
   let item: ItemID
 
   typealias Methods = SecretService.ItemMethods
@@ -158,7 +158,7 @@ struct ItemInterface: DBusInterface {
   var path: ObjectPath { Resolver.path(of: item) }
 
   func delete(_ request: MethodRequest) async throws -> ObjectPath {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     try view.requireUnlocked(item, for: .delete, else: SecretServiceError.Locked.delete)
     let attributes = try view.info(item)?.attributes ?? [:]
     try await view.write { [item] in try $0.deleteItem(item) }
@@ -167,8 +167,8 @@ struct ItemInterface: DBusInterface {
   }
 
   func getSecret(_ request: MethodRequest, session: ObjectPath) async throws -> Secret {
-    let view = StoreView(request, state: state)
-    let cipher = try state.sessions.cipher(session, caller: request.caller)
+    let view = StoreView(request, core: core)
+    let cipher = try core.sessions.cipher(session, caller: request.caller)
     await view.askBeforeReading([item])
     try view.requireUnlocked(item, for: .read, else: SecretServiceError.Locked.getSecret)
     let (secret, contentType) = try view.secret(of: item)
@@ -177,8 +177,8 @@ struct ItemInterface: DBusInterface {
   }
 
   func setSecret(_ request: MethodRequest, secret: Secret) async throws {
-    let view = StoreView(request, state: state)
-    let cipher = try state.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
+    let view = StoreView(request, core: core)
+    let cipher = try core.sessions.cipher(secret.session, caller: request.caller, wrapping: true)
     try view.requireUnlocked(item, for: .write, else: SecretServiceError.Locked.setSecret)
     let plaintext = try cipher.decrypt(parameters: secret.parameters, value: secret.value)
     try await view.write(using: [item.collection]) { [item] in
@@ -190,7 +190,7 @@ struct ItemInterface: DBusInterface {
   private typealias Properties = SecretService.ItemProperty
 
   func locked(_ request: MethodRequest) async throws -> Bool {
-    StoreView(request, state: state).isLocked(item)
+    StoreView(request, core: core).isLocked(item)
   }
   func attributes(_ request: MethodRequest) async throws -> [String: String] {
     try info(request)?.attributes ?? [:]
@@ -207,12 +207,12 @@ struct ItemInterface: DBusInterface {
   }
 
   private func info(_ request: MethodRequest) throws -> ItemInfo? {
-    try StoreView(request, state: state).info(item)
+    try StoreView(request, core: core).info(item)
   }
 
   /// One decryption answers every property: libsecret calls GetAll for each search hit.
   func allProperties(_ request: MethodRequest) async throws -> [String: DBusValue] {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let locked = view.isLocked(item)
     let info = try view.info(item)
     return [
@@ -253,7 +253,7 @@ struct ItemInterface: DBusInterface {
     _ request: MethodRequest, _ changed: [String: DBusValue],
     _ write: @escaping @Sendable (KeychainStore) throws -> Void
   ) async throws {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     try view.requireUnlocked(item, for: .write, else: SecretServiceError.Locked.setProperty)
     try await view.write(write)
     view.record(.itemChanged(item, properties: changed))

@@ -11,7 +11,7 @@ import SecretServiceProtocol
 /// its session instead of a prompt (headless scripts, kiosks), and Seahorse's "change password"
 /// (`ChangeWithPrompt`).
 struct GnomeKeyringInterface: DBusInterface {
-  let state: ServiceState
+  let core: DaemonCore
 
   typealias Methods = SecretService.GnomeKeyringMethods
 
@@ -31,8 +31,8 @@ struct GnomeKeyringInterface: DBusInterface {
       properties, invalid: SecretServiceError.invalidPropertiesArgument
     ).label
     let password = try self.password(password, request)
-    let unlocker = state.unlocker
-    let view = StoreView(request, state: state)
+    let unlocker = core.unlocker
+    let view = StoreView(request, core: core)
     if let question = try view.changeQuestion(
       "create a keyring “\(label.isEmpty ? "Unnamed" : label)” with a password it chose",
       "It can open that keyring without you.")
@@ -49,14 +49,14 @@ struct GnomeKeyringInterface: DBusInterface {
   func unlockWithMasterPassword(
     _ request: MethodRequest, collection path: ObjectPath, master: Secret
   ) async throws {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let collection = try view.namedCollection(path)
     let password = try self.password(master, request)
     // gnome-keyring takes any password for a collection that is already unlocked.
     let wasLocked = view.isLocked(collection)
     var outcome = Unlocker.Outcome(wasLocked: false)
     if wasLocked {
-      let unlocker = state.unlocker
+      let unlocker = core.unlocker
       outcome = try await view.write { _ in
         try unlocker.unlock(collection, with: password, route: UnlockRecord.Route.masterPassword)
       }
@@ -67,7 +67,7 @@ struct GnomeKeyringInterface: DBusInterface {
   func changeWithMasterPassword(
     _ request: MethodRequest, collection path: ObjectPath, original: Secret, master: Secret
   ) async throws {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let collection = try view.namedCollection(path)
     let (original, new) = (try password(original, request), try password(master, request))
     try await view.write { try $0.changePassword(collection, from: original, to: new) }
@@ -77,12 +77,12 @@ struct GnomeKeyringInterface: DBusInterface {
   func changeWithPrompt(_ request: MethodRequest, collection path: ObjectPath) async throws
     -> ObjectPath
   {
-    try await state.passwordChangePrompt(
-      for: try StoreView(request, state: state).namedCollection(path), caller: request.caller)
+    try await core.prompts.passwordChange(
+      for: try StoreView(request, core: core).namedCollection(path), caller: request.caller)
   }
 
   /// The password in `secret`, decrypted with the caller's session.
   private func password(_ secret: Secret, _ request: MethodRequest) throws -> SecureBytes {
-    try state.sessions.password(in: secret, caller: request.caller)
+    try core.sessions.password(in: secret, caller: request.caller)
   }
 }

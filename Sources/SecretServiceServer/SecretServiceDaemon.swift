@@ -13,34 +13,34 @@ import Synchronization
 /// Which objects exist under /org/freedesktop/secrets: the service, collections (by name or
 /// alias), items, sessions, prompts.
 struct SecretTree: ObjectTree {
-  let state: ServiceState
+  let core: DaemonCore
   /// The front ends' interfaces on the service object, after the Secret Service's own.
   let serviceExtras: [any DBusInterface]
   /// A share's: the tree holds its items and their collections only, and the service object
   /// only the Secret Service (see `ShareScope`).
   var scope: ShareScope? = nil
-  var store: KeychainStore { state.store }
+  var store: KeychainStore { core.store }
 
   nonisolated(nonsending) func interfaces(at path: ObjectPath) async throws -> [any DBusInterface]?
   {
     guard let parsed = SecretPath(path) else { return nil }
     switch parsed {
     case .service:
-      guard scope == nil else { return [ServiceInterface(state: state)] }
-      return [ServiceInterface(state: state), GnomeKeyringInterface(state: state)] + serviceExtras
+      guard scope == nil else { return [ServiceInterface(core: core)] }
+      return [ServiceInterface(core: core), GnomeKeyringInterface(core: core)] + serviceExtras
     case .collection, .alias:
       return try Resolver.collection(parsed, in: store, scope: scope).map {
-        [CollectionInterface(state: state, name: $0)]
+        [CollectionInterface(core: core, name: $0)]
       }
     case .item, .aliasItem:
       return try Resolver.item(parsed, in: store, scope: scope).map {
-        [ItemInterface(state: state, item: $0)]
+        [ItemInterface(core: core, item: $0)]
       }
     case .session(let id):
-      return state.sessions.exists(id) ? [SessionInterface(state: state, id: id)] : nil
+      return core.sessions.exists(id) ? [SessionInterface(core: core, id: id)] : nil
     case .prompt(let id):
-      return await state.promptExists(id)
-        ? [PromptInterface(state: state, id: id)] : nil
+      return await core.prompts.exists(id)
+        ? [PromptInterface(core: core, id: id)] : nil
     }
   }
 
@@ -62,7 +62,9 @@ struct SecretTree: ObjectTree {
 
 /// Serves a store as `org.freedesktop.secrets` on a connection.
 public final class SecretServiceDaemon: Sendable {
-  let state: ServiceState
+  /// The core front ends are built on, for the parts of keychaind beside the bus that answer
+  /// from the same store and access rules (systemd's credentials socket).
+  public let core: DaemonCore
   let logger: Logger
   /// The APIs served beside the Secret Service (`serve`).
   private let frontEnds = Mutex<[any FrontEnd]>([])
@@ -85,57 +87,53 @@ public final class SecretServiceDaemon: Sendable {
     passwordHook: PasswordHook? = nil, lockDefaults: LockPolicy = LockPolicy(),
     clock: any DaemonClock = SystemClock(), access: AccessSettings = AccessSettings()
   ) {
-    state = ServiceState(
+    core = DaemonCore(
       store: store, pinentry: pinentry, logger: logger, holdingCalls: holdingCalls,
       passwordHook: passwordHook, lockDefaults: lockDefaults, clock: clock, access: access)
     self.logger = logger
     // The Secret Service's signals go before every other front end's.
-    state.addAnnouncer(SecretServiceAnnouncer(state: state))
+    core.addAnnouncer(SecretServiceAnnouncer(core: core))
   }
 
   /// The time the lock timers go by.
-  public var clock: any DaemonClock { state.clock }
+  public var clock: any DaemonClock { core.clock }
 
   /// Opens collections with passwords; every unlock goes through it (see `Unlocker`).
-  public var unlocker: Unlocker { state.unlocker }
+  public var unlocker: Unlocker { core.unlocker }
 
   /// Forgets the sessions and prompts of `peer`, a caller that left the bus (`publish` does
   /// this from the bus's NameOwnerChanged; an in-memory test says it).
   public func callerLeft(_ peer: BusName, on connection: (any MessageTransport)? = nil) async {
-    await state.dropPeer(peer)
-    state.access.peerLeft(peer)
+    await core.dropPeer(peer)
+    core.access.peerLeft(peer)
     if let connection {
       for frontEnd in frontEnds.withLock({ $0 }) { await frontEnd.callerLeft(peer, on: connection) }
     }
   }
 
-  /// The core front ends are built on, for the parts of keychaind beside the bus that answer
-  /// from the same store and access rules (systemd's credentials socket).
-  public var core: DaemonCore { DaemonCore(state: state) }
-
   /// Serves another API beside the Secret Service, on the same store: `make` builds it on the
   /// daemon's core (KWallet's, for one). Call it before `publish` or `objectServer`.
   public func serve(_ make: (DaemonCore) -> any FrontEnd) {
-    let frontEnd = make(DaemonCore(state: state))
+    let frontEnd = make(core)
     frontEnds.withLock { $0.append(frontEnd) }
   }
 
   /// Answers the calls held since start-up, and every later one.
   public func answerCalls() {
-    state.gate.open()
+    core.gate.open()
   }
 
   /// Tells the daemon that `collections` were unlocked outside it (keychaind --unlock): their
   /// search index is checked and repaired in the background, as after any unlock.
   public func collectionsUnlocked(_ collections: [String]) {
-    state.unlocked(collections)
+    core.unlocked(collections)
   }
 
   /// Makes the audit log durable and keeps where its chain ends in the store, before keychaind
   /// stops: records cut from the log's end meanwhile are then found at the next start.
   public func stopping() {
-    state.access.flushAudit()
-    state.access.keepAnchor()
+    core.access.flushAudit()
+    core.access.keepAnchor()
   }
 
   /// Registers the object tree, starts forgetting departed callers' sessions and prompts, and
@@ -145,10 +143,10 @@ public final class SecretServiceDaemon: Sendable {
     Task { [self] in
       for await peer in departures { await callerLeft(peer, on: connection) }
     }
-    if state.access.isOn {
+    if core.access.isOn {
       // When each caller connected, to tell its process from a later one with the same pid.
       let arrivals = try await connection.peerArrivals()
-      let access = state.access
+      let access = core.access
       access.ownName.withLock { $0 = connection.uniqueName }
       Task {
         for await peer in arrivals { access.peerArrived(peer) }
@@ -181,19 +179,18 @@ public final class SecretServiceDaemon: Sendable {
   /// store's limit is refused before it is copied out of the message; under a DH session it
   /// carries up to 16 bytes of padding.
   public func objectServer() -> ObjectServer {
-    let state = state
     var tree = Mounts()
     let frontEnds = frontEnds.withLock { $0 }
     tree.mount(
-      SecretTree(state: state, serviceExtras: frontEnds.flatMap { $0.serviceInterfaces() }),
+      SecretTree(core: core, serviceExtras: frontEnds.flatMap { $0.serviceInterfaces() }),
       at: SecretPath.base)
     for frontEnd in frontEnds { frontEnd.mount(on: &tree) }
     // The gate first: a held call has used nothing yet.
     return ObjectServer(
       tree,
       filters: [
-        state.gate, AccessFilter(state: state), UseTracking(state: state), MemoryReleaseFilter(),
-        EventFilter(state: state),
+        core.gate, AccessFilter(core: core), UseTracking(core: core), MemoryReleaseFilter(),
+        EventFilter(core: core),
       ],
       logger: logger,
       maximumByteArray: StoreLimits.maxSecretBytes + 16)
@@ -201,6 +198,6 @@ public final class SecretServiceDaemon: Sendable {
 
   /// Open sessions and pending prompts, for tests and diagnostics.
   public var callerStateCounts: (sessions: Int, prompts: Int) {
-    get async { await state.counts }
+    get async { (core.sessions.count, await core.prompts.count) }
   }
 }

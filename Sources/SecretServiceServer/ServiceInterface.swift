@@ -8,7 +8,7 @@ import SecretServiceProtocol
 
 /// `org.freedesktop.Secret.Service` at `/org/freedesktop/secrets`.
 struct ServiceInterface: DBusInterface {
-  let state: ServiceState
+  let core: DaemonCore
 
   typealias Methods = SecretService.ServiceMethods
 
@@ -31,20 +31,20 @@ struct ServiceInterface: DBusInterface {
     -> (DBusValue, ObjectPath)
   {
     let (output, cipher) = try SessionNegotiation.open(algorithm: algorithm, input: input)
-    return (output, try state.sessions.open(owner: request.caller, cipher: cipher))
+    return (output, try core.sessions.open(owner: request.caller, cipher: cipher))
   }
 
   func createCollection(
     _ request: MethodRequest, properties: [String: DBusValue], alias: String
   ) async throws -> (ObjectPath, ObjectPath) {
-    if !alias.isEmpty, let existing = try StoreView(request, state: state).alias(alias) {
+    if !alias.isEmpty, let existing = try StoreView(request, core: core).alias(alias) {
       return (Resolver.path(ofCollection: existing), SecretPath.none)
     }
     let label = try NewCollectionProperties(
       properties, invalid: SecretServiceError.invalidProperties
     ).label
     // A new collection needs a password, which only a prompt can ask for.
-    let prompt = try await state.makePrompt(
+    let prompt = try await core.prompts.make(
       owner: request.caller, action: .createCollection(label: label, alias: alias))
     return (SecretPath.none, prompt)
   }
@@ -52,27 +52,27 @@ struct ServiceInterface: DBusInterface {
   func searchItems(_ request: MethodRequest, attributes: [String: String]) async throws
     -> ([ObjectPath], [ObjectPath])
   {
-    let (readable, locked) = try StoreView(request, state: state).search(attributes)
+    let (readable, locked) = try StoreView(request, core: core).search(attributes)
     return (Resolver.paths(of: readable), Resolver.paths(of: locked))
   }
 
   func lockService(_ request: MethodRequest) async throws {
     // Every collection; gnome-keyring sends no signals here, which leaves its clients'
     // proxies showing unlocked collections: keychaind sends the usual ones.
-    StoreView(request, state: state).record(.locked(try state.lockEverything()))
+    StoreView(request, core: core).record(.locked(try core.lockEverything()))
   }
 
   func changeLock(_ request: MethodRequest, collection path: ObjectPath) async throws
     -> ObjectPath
   {
-    try await state.passwordChangePrompt(
-      for: try StoreView(request, state: state).namedCollection(path), caller: request.caller)
+    try await core.prompts.passwordChange(
+      for: try StoreView(request, core: core).namedCollection(path), caller: request.caller)
   }
 
   func lock(_ request: MethodRequest, objects: [ObjectPath]) async throws
     -> ([ObjectPath], ObjectPath)
   {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     var locked: [ObjectPath] = []
     var collections: [String] = []
     var changed: Set<String> = []
@@ -92,8 +92,8 @@ struct ServiceInterface: DBusInterface {
   func getSecrets(_ request: MethodRequest, items: [ObjectPath], session: ObjectPath)
     async throws -> [ObjectPath: Secret]
   {
-    let view = StoreView(request, state: state)
-    let cipher = try state.sessions.cipher(session, caller: request.caller)
+    let view = StoreView(request, core: core)
+    let cipher = try core.sessions.cipher(session, caller: request.caller)
     var secrets: [ObjectPath: Secret] = [:]
     var bytes = 0
     var used = Set<String>()
@@ -119,14 +119,14 @@ struct ServiceInterface: DBusInterface {
   }
 
   func readAlias(_ request: MethodRequest, name: String) async throws -> ObjectPath {
-    try StoreView(request, state: state).alias(name).map(Resolver.path(ofCollection:))
+    try StoreView(request, core: core).alias(name).map(Resolver.path(ofCollection:))
       ?? SecretPath.none
   }
 
   func setAlias(_ request: MethodRequest, name: String, collection target: ObjectPath)
     async throws
   {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     let collection = target == SecretPath.none ? nil : try view.namedCollection(target)
     guard try view.alias(name) != collection else { return }
     let label = try collection.map { try view.collection($0).label }
@@ -151,7 +151,7 @@ struct ServiceInterface: DBusInterface {
   func unlock(_ request: MethodRequest, objects: [ObjectPath]) async throws
     -> ([ObjectPath], ObjectPath)
   {
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     var unlocked: [ObjectPath] = []
     var pending: [ObjectPath] = []
     var collections: [String] = []
@@ -174,13 +174,13 @@ struct ServiceInterface: DBusInterface {
     }
     guard !pending.isEmpty else { return (unlocked, SecretPath.none) }
     let access = try view.accessAsk(for: asked)
-    let prompt = try await state.makePrompt(
+    let prompt = try await core.prompts.make(
       owner: request.caller,
       action: .unlock(collections: collections, objects: pending, access: access))
     return (unlocked, prompt)
   }
 
   func collections(_ request: MethodRequest) async throws -> [ObjectPath] {
-    try StoreView(request, state: state).collections().map { Resolver.path(ofCollection: $0.name) }
+    try StoreView(request, core: core).collections().map { Resolver.path(ofCollection: $0.name) }
   }
 }

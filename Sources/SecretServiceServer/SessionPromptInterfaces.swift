@@ -6,7 +6,7 @@ import SecretServiceProtocol
 
 /// `org.freedesktop.Secret.Session`: only its owner may close it.
 struct SessionInterface: DBusInterface {
-  let state: ServiceState
+  let core: DaemonCore
   let id: String
 
   static let table = InterfaceTable<SessionInterface>(SecretService.Interfaces.session) { table in
@@ -14,7 +14,7 @@ struct SessionInterface: DBusInterface {
   }
 
   func close(_ request: MethodRequest) async throws {
-    try state.sessions.close(id, caller: request.caller)
+    try core.sessions.close(id, caller: request.caller)
   }
 }
 
@@ -22,7 +22,7 @@ struct SessionInterface: DBusInterface {
 /// `Completed` follows it, carrying the typed result (`ao` for unlocking, `o` for creating).
 /// `Dismiss()` closes a running dialog, and the prompt completes dismissed.
 struct PromptInterface: DBusInterface {
-  let state: ServiceState
+  let core: DaemonCore
   let id: String
 
   static let table = InterfaceTable<PromptInterface>(SecretService.Interfaces.prompt) { table in
@@ -32,7 +32,7 @@ struct PromptInterface: DBusInterface {
 
   func dismiss(_ request: MethodRequest) async throws {
     let (path, connection) = (SecretPath.prompt(id).objectPath, request.connection)
-    let action = try await state.dismissPrompt(id, caller: request.caller)
+    let action = try await core.prompts.dismiss(id, caller: request.caller)
     request.afterReply {
       try? await connection.emit(
         SecretService.PromptSignals.completed, from: path, true, action.emptyResult)
@@ -43,19 +43,19 @@ struct PromptInterface: DBusInterface {
   func prompt(_ request: MethodRequest, windowID: String) async throws {
     let path = SecretPath.prompt(id).objectPath
     let connection = request.connection
-    let (state, id) = (state, id)
-    let action = try await state.startPrompt(id, caller: request.caller)
+    let (core, id) = (core, id)
+    let action = try await core.prompts.start(id, caller: request.caller)
     // Started after the reply: a client may subscribe to Completed only once Prompt returned.
     request.afterReply {
       let task = Task {
-        let outcome = await state.prompter.run(action)
-        await state.publish(outcome.events, on: connection)
+        let outcome = await core.prompter.run(action)
+        await core.publish(outcome.events, on: connection)
         // A dismissed or abandoned prompt has already gone, and Dismiss sent its Completed.
-        guard await state.finishPrompt(id) else { return }
+        guard await core.prompts.finish(id) else { return }
         try? await connection.emit(
           SecretService.PromptSignals.completed, from: path, outcome.dismissed, outcome.result)
       }
-      await state.attach(task, to: id)
+      await core.prompts.attach(task, to: id)
     }
   }
 }

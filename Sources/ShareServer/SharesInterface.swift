@@ -12,21 +12,21 @@ import SecretServiceProtocol
 
 /// The Shares interface, for `SecretServiceDaemon.serve`.
 public struct SharesFrontEnd: FrontEnd {
-  let state: ServiceState
+  let core: DaemonCore
   let host: ShareHost
 
   public init(core: DaemonCore, host: ShareHost) {
-    state = core.state
+    self.core = core
     self.host = host
   }
 
   public func serviceInterfaces() -> [any DBusInterface] {
-    [SharesInterface(state: state, host: host)]
+    [SharesInterface(core: core, host: host)]
   }
 }
 
 struct SharesInterface: DBusInterface {
-  let state: ServiceState
+  let core: DaemonCore
   let host: ShareHost
 
   typealias Methods = SecretService.ShareMethods
@@ -57,7 +57,7 @@ struct SharesInterface: DBusInterface {
       throw DBusError(.invalidArgs, "a share lasts ten years at most")
     }
     guard !paths.isEmpty else { throw DBusError(.invalidArgs, "a share needs at least one item") }
-    let view = StoreView(request, state: state)
+    let view = StoreView(request, core: core)
     var items: [ItemID] = []
     for path in paths {
       guard let parsed = SecretPath(path), let item = try view.itemID(at: parsed) else {

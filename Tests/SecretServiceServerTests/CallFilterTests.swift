@@ -35,10 +35,10 @@ import Testing
 
     /// Whether `collection` has been used since the last `forget()`.
     func used(_ collection: String) -> Bool {
-      daemon.state.lastUse.withLock { $0[collection] != nil }
+      daemon.core.locks.lastUse.withLock { $0[collection] != nil }
     }
 
-    func forget() { daemon.state.lastUse.withLock { $0 = [:] } }
+    func forget() { daemon.core.locks.lastUse.withLock { $0 = [:] } }
   }
 
   @Test func readsAndWritesOfSecretsAreUsesAndNothingElseIs() async throws {

@@ -57,7 +57,7 @@ import Testing
     let daemon = SecretServiceDaemon(
       store: store, pinentry: nil, logger: CapturedLog().logger(label: "store-events"))
     let recorder = Recorder()
-    daemon.state.addAnnouncer(recorder)
+    daemon.core.addAnnouncer(recorder)
     let tree = InMemoryTransport(serving: daemon.objectServer())
 
     let session = try await tree.call(
@@ -86,7 +86,7 @@ import Testing
 
     // An unlock outside any call (PAM's, say) reaches every announcer too.
     try store.unlock("login", password: SecureBytes(copying: Array("pw".utf8)))
-    await daemon.state.publish(StoreEvent.unlocked(["login"], changed: ["login"]), on: tree)
+    await daemon.core.publish(StoreEvent.unlocked(["login"], changed: ["login"]), on: tree)
     #expect(recorder.take() == ["unlocked [\"login\"] changed [\"login\"]"])
     _ = try await tree.call(item, SecretService.ItemMethods.delete)
     #expect(recorder.take() == ["deleted login/\(id)"])

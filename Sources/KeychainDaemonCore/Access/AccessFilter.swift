@@ -12,17 +12,17 @@ import KeychainDBus
 import KeychainStore
 
 package struct AccessFilter: CallFilter {
-  let state: ServiceState
+  let core: DaemonCore
 
-  package init(state: ServiceState) { self.state = state }
+  package init(core: DaemonCore) { self.core = core }
 
   package nonisolated(nonsending) func filter(_ request: MethodRequest, next: CallFilterNext)
     async throws -> [DBusValue]
   {
-    let access = state.access
+    let access = core.access
     guard access.isOn else { return try await next(request) }
     let caller = await access.caller(of: request)
-    let decision = AccessDecision(caller: caller, access: access, store: state.store)
+    let decision = AccessDecision(caller: caller, access: access, store: core.store)
     request.context.modify(decision) { _ in }
     defer {
       if !caller.identity.isRememberable {

@@ -14,7 +14,7 @@ extension StoreView {
   /// Asks about the items of `items` the caller may not read yet (see the top of this file);
   /// returns once the user answered, or at once when there is nothing to ask or nobody to ask.
   package func askBeforeReading(_ items: [ItemID]) async {
-    guard state.access.enforces, let caller, caller.hasDisplay else { return }
+    guard core.access.enforces, let caller, caller.hasDisplay else { return }
     let refused = items.filter { !isLocked($0.collection) && isLocked($0) }
     guard !refused.isEmpty else { return }
     // Each gets one record, here: a recent denial's (`mayAsk`), or the dialog's answer (or
@@ -22,7 +22,7 @@ extension StoreView {
     request.context.modify(AskedBeforeReading()) { $0.items.formUnion(refused) }
     let pending = refused.filter { mayAsk(about: $0) }
     guard !pending.isEmpty else { return }
-    _ = await state.prompter.run(
+    _ = await core.prompter.run(
       .unlock(
         collections: [], objects: [], access: AccessAsk(caller: caller, items: pending)))
     // The user's answer changed what the rules say of them.
@@ -37,7 +37,7 @@ extension StoreView {
   /// Notes the refusal of reading `items` the caller still may not read (after
   /// `askBeforeReading`): as no display when nobody could be asked.
   package func noteRefusedReads(_ items: [ItemID]) {
-    guard state.access.enforces, let caller else { return }
+    guard core.access.enforces, let caller else { return }
     let refused = items.filter {
       !isLocked($0.collection) && isLocked($0) && !wasAskedBeforeReading($0)
     }

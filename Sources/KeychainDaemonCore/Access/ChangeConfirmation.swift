@@ -20,7 +20,7 @@ extension StoreView {
   package func changeQuestion(_ change: String, _ consequence: String) throws(DBusError)
     -> ChangeQuestion?
   {
-    guard state.access.enforces, let caller else { return nil }
+    guard core.access.enforces, let caller else { return nil }
     guard caller.hasDisplay else {
       throw AccessRefusal.changeWithoutDisplay(caller.identity, change: change).error
     }
@@ -36,7 +36,7 @@ extension StoreView {
   package func confirm(
     _ question: ChangeQuestion, _ operation: AuditRecord.Operation, _ path: ObjectPath
   ) async throws(DBusError) {
-    let outcome = await state.prompter.run(.confirm(question))
+    let outcome = await core.prompter.run(.confirm(question))
     note(operation, outcome.dismissed ? .denied : .allowedOnce, path)
     guard !outcome.dismissed else {
       throw AccessRefusal.changeNotAllowed(change: question.change).error
@@ -51,7 +51,7 @@ extension StoreView {
   package func deletionQuestion(for collection: String) throws -> (
     ChangeQuestion, PromptAction.Deletion
   )? {
-    guard state.access.enforces, let caller, collection != KeychainStore.sessionCollection else {
+    guard core.access.enforces, let caller, collection != KeychainStore.sessionCollection else {
       return nil
     }
     guard !isLocked(collection) else {

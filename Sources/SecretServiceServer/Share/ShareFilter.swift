@@ -76,12 +76,12 @@ extension DaemonCore {
     -> ObjectServer
   {
     ObjectServer(
-      SecretTree(state: state, serviceExtras: [], scope: scope),
+      SecretTree(core: self, serviceExtras: [], scope: scope),
       filters: [
-        state.gate, ShareFilter(scope: scope), AccessFilter(state: state),
-        UseTracking(state: state), MemoryReleaseFilter(), EventFilter(state: state, on: main),
+        gate, ShareFilter(scope: scope), AccessFilter(core: self),
+        UseTracking(core: self), MemoryReleaseFilter(), EventFilter(core: self, on: main),
       ],
-      logger: state.logger, maximumByteArray: StoreLimits.maxSecretBytes + 16,
+      logger: logger, maximumByteArray: StoreLimits.maxSecretBytes + 16,
       callerPrefix: Self.callerPrefix(of: scope))
   }
 
@@ -91,7 +91,7 @@ extension DaemonCore {
   /// A share's caller left its bus (`peer` with the share's prefix): its sessions, prompts
   /// and remembered application go.
   package func shareCallerLeft(_ peer: BusName) async {
-    await state.dropPeer(peer)
-    state.access.peerLeft(peer)
+    await dropPeer(peer)
+    access.peerLeft(peer)
   }
 }
