@@ -289,7 +289,7 @@ let package = Package(
     .target(
       name: "KeychainTesting",
       dependencies: [
-        "KeychainDBus", "KeychainSystem", "SecretServiceProtocol",
+        "KeychainDBus", "KeychainSystem", "SecretServiceProtocol", "KeychainAccess",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "SystemPackage", package: "swift-system"),

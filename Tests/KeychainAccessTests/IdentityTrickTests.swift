@@ -7,6 +7,7 @@
 // come out as an identity that owns nothing of the program it poses as.
 
 import KeychainAccess
+import KeychainTesting
 import Testing
 
 @Suite struct IdentityTrickTests {

@@ -297,22 +297,6 @@ import Testing
     #expect(changed.stderr.contains("audit.jsonl line \(index + 1) "), "\(changed.stderr)")
   }
 
-  @Test func anotherProgramMayNotReplaceAnItemItDoesNotOwn() async throws {
-    let setup = try await Setup()
-    try setup.store("original")
-    // secret-tool stores with replace: the copy's store would overwrite the owner's item.
-    let replaced = try setup.daemon.run(
-      setup.copy, ["store", "--label=Mine now", "service", "mail"], stdin: Array("taken".utf8),
-      environment: AccessControlTests.display)
-    #expect(replaced.status != 0)
-    #expect(replaced.stderr.contains("belongs to another program"), "\(replaced.stderr)")
-    #expect(
-      replaced.stderr.contains(
-        "keychainctl access allow --app 'exe:\(setup.copy)' /org/freedesktop/secrets/collection/login/"
-      ), "\(replaced.stderr)")
-    #expect(try setup.lookup(by: "secret-tool").stdout == "original")
-  }
-
   @Test(
     .enabled(
       if: FileManager.default.isExecutableFile(atPath: "/usr/bin/kwallet-query"),
