@@ -132,12 +132,13 @@ extension KeychainStore {
     throws
   {
     guard let owner else {
-      try db.execute(sql: "DELETE FROM item_owner WHERE itemID = ?", arguments: [item.id])
+      try db.cachedStatement(sql: "DELETE FROM item_owner WHERE itemID = ?").execute(arguments: [
+        item.id
+      ])
       return
     }
-    try db.execute(
-      sql: "INSERT OR REPLACE INTO item_owner (itemID, sealed) VALUES (?, ?)",
-      arguments: [item.id, try seal(owner.sealedText, key: key, aad: ownerAAD(item))])
+    try db.cachedStatement(sql: "INSERT OR REPLACE INTO item_owner (itemID, sealed) VALUES (?, ?)")
+      .execute(arguments: [item.id, try seal(owner.sealedText, key: key, aad: ownerAAD(item))])
   }
 
   /// The grants of an unlocked collection.
@@ -169,14 +170,12 @@ extension KeychainStore {
     let collection = grant.collection
     let stored = try write(collection) { db in
       let collectionID = try collectionID(collection, db)
-      try db.execute(
-        sql: "INSERT INTO access_grant (collectionID, sealed) VALUES (?, x'')",
-        arguments: [collectionID])
+      try db.cachedStatement(sql: "INSERT INTO access_grant (collectionID, sealed) VALUES (?, x'')")
+        .execute(arguments: [collectionID])
       var stored = grant
       stored.id = db.lastInsertedRowID
       let json = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
-      try db.execute(
-        sql: "UPDATE access_grant SET sealed = ? WHERE id = ?",
+      try db.cachedStatement(sql: "UPDATE access_grant SET sealed = ? WHERE id = ?").execute(
         arguments: [
           try Self.seal(json, key: key, aad: Self.grantAAD(collection, stored.id)), stored.id,
         ])
@@ -195,9 +194,8 @@ extension KeychainStore {
       let collectionID = try collectionID(collection, db)
       var removed = 0
       for id in ids {
-        try db.execute(
-          sql: "DELETE FROM access_grant WHERE id = ? AND collectionID = ?",
-          arguments: [id, collectionID])
+        try db.cachedStatement(sql: "DELETE FROM access_grant WHERE id = ? AND collectionID = ?")
+          .execute(arguments: [id, collectionID])
         removed += db.changesCount
       }
       return removed
@@ -302,9 +300,9 @@ extension KeychainStore {
     let sealed = Data(
       try AESGCM.seal(plain, key: key, associatedData: Self.auditKeyAAD(collection)))
     try write(collection) { db in
-      try db.execute(
-        sql: "INSERT OR REPLACE INTO audit_key (collectionID, sealed) VALUES (?, ?)",
-        arguments: [try collectionID(collection, db), sealed])
+      try db.cachedStatement(
+        sql: "INSERT OR REPLACE INTO audit_key (collectionID, sealed) VALUES (?, ?)"
+      ).execute(arguments: [try collectionID(collection, db), sealed])
     }
   }
 }

@@ -65,19 +65,19 @@ extension KeychainStore {
           throw StoreError.notAllowed(
             "an item with these attributes belongs to another program; it may not replace it")
         }
-        try db.execute(
-          sql: "UPDATE item SET sealed = ?, modified = ? WHERE id = ?",
-          arguments: [try seal(payload, for: existing, key: key), stamp, existing.id])
+        try db.cachedStatement(sql: "UPDATE item SET sealed = ?, modified = ? WHERE id = ?")
+          .execute(arguments: [try seal(payload, for: existing, key: key), stamp, existing.id])
         let created = try Int64.fetchOne(
-          db, sql: "SELECT created FROM item WHERE id = ?", arguments: [existing.id])
+          db.cachedStatement(sql: "SELECT created FROM item WHERE id = ?"), arguments: [existing.id]
+        )
         return (existing, true, created ?? stamp)
       }
       let item = try insert(
         payload, digests: wanted, into: collection, collectionID: collectionID, key: key,
         stamp: stamp, db)
       if let owner { try Self.writeOwner(owner, of: item, key: key, db) }
-      try db.execute(
-        sql: "UPDATE collection SET modified = ? WHERE id = ?", arguments: [stamp, collectionID])
+      try db.cachedStatement(sql: "UPDATE collection SET modified = ? WHERE id = ?").execute(
+        arguments: [stamp, collectionID])
       return (item, false, stamp)
     }
     if !replaced, let owner { accessCache.update(collection) { $0.owners[item.id] = owner } }
@@ -98,14 +98,13 @@ extension KeychainStore {
   ) throws -> ItemID {
     if collection == Self.sessionCollection { sessionHasItems.withLock { $0 = true } }
     // The id is part of the associated data, so the row exists before its ciphertext.
-    try db.execute(
-      sql:
-        "INSERT INTO item (id, collectionID, created, modified, sealed) VALUES (?, ?, ?, ?, x'')",
-      arguments: [id, collectionID, created ?? stamp, stamp])
+    try db.cachedStatement(
+      sql: "INSERT INTO item (id, collectionID, created, modified, sealed) VALUES (?, ?, ?, ?, x'')"
+    ).execute(arguments: [id, collectionID, created ?? stamp, stamp])
     let item = ItemID(collection: collection, id: db.lastInsertedRowID)
-    try db.execute(
-      sql: "UPDATE item SET sealed = ? WHERE id = ?",
-      arguments: [try seal(payload, for: item, key: key), item.id])
+    try db.cachedStatement(sql: "UPDATE item SET sealed = ? WHERE id = ?").execute(arguments: [
+      try seal(payload, for: item, key: key), item.id,
+    ])
     try writeDigests(digests, for: item.id, db)
     return item
   }
@@ -157,8 +156,7 @@ extension KeychainStore {
       try change(&payload)
       try ItemPayload.checkLimits(
         label: payload.label, attributes: payload.attributes, secretCount: payload.secret.count)
-      try db.execute(
-        sql: "UPDATE item SET sealed = ?, modified = ? WHERE id = ?",
+      try db.cachedStatement(sql: "UPDATE item SET sealed = ?, modified = ? WHERE id = ?").execute(
         arguments: [try seal(payload, for: item, key: key), stamp, item.id])
       if payload.attributes != opened.payload.attributes {
         try writeDigests(try digests(payload.attributes), for: item.id, db)
@@ -232,12 +230,10 @@ extension KeychainStore {
     _ = try dataKey(item.collection)
     try write(item.collection, freeingSpace: true) { db in
       let collectionID = try collectionID(item.collection, db)
-      try db.execute(
-        sql: "DELETE FROM item WHERE id = ? AND collectionID = ?",
+      try db.cachedStatement(sql: "DELETE FROM item WHERE id = ? AND collectionID = ?").execute(
         arguments: [item.id, collectionID])
       guard db.changesCount == 1 else { throw StoreError.noSuchItem }
-      try db.execute(
-        sql: "UPDATE collection SET modified = ? WHERE id = ?",
+      try db.cachedStatement(sql: "UPDATE collection SET modified = ? WHERE id = ?").execute(
         arguments: [Self.seconds(now()), collectionID])
     }
     knownItems.forget(item)
