@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 //
 // Items the Secret Service way: duplicates allowed, replace on an identical attribute set,
-// secrets read and written with their content type.
+// secrets read and written with their content type. Every statement here is GRDB's cached
+// one, prepared once per connection: compiling the SQL on each write (`execute(sql:)`) was
+// about a fifth of a new item's CreateItem.
 
 import Foundation
 import GRDB
