@@ -155,9 +155,8 @@ extension KeychainStore {
             report.kept.append(existing.item)
             continue
           }
-          try db.execute(
-            sql: "UPDATE item SET sealed = ?, modified = ? WHERE id = ?",
-            arguments: [
+          try db.cachedStatement(sql: "UPDATE item SET sealed = ?, modified = ? WHERE id = ?")
+            .execute(arguments: [
               try seal(payload, for: existing.item, key: key), modified, existing.item.id,
             ])
           report.updated.append(existing.item)
@@ -165,7 +164,10 @@ extension KeychainStore {
           continue
         }
         let free = try item.preferredID.flatMap { id in
-          try Int.fetchOne(db, sql: "SELECT 1 FROM item WHERE id = ?", arguments: [id]) == nil
+          // Once per item: prepared once (see KeychainStore+Items).
+          try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT 1 FROM item WHERE id = ?"), arguments: [id])
+            == nil
             ? id : nil
         }
         guard item.preferredID == nil || free != nil else {
