@@ -164,7 +164,7 @@ extension KeychainStore {
           continue
         }
         let free = try item.preferredID.flatMap { id in
-          // Once per item: prepared once (see KeychainStore+Items).
+          // Run for every numbered item, so prepared once (see KeychainStore+Items).
           try Int.fetchOne(
             db.cachedStatement(sql: "SELECT 1 FROM item WHERE id = ?"), arguments: [id])
             == nil

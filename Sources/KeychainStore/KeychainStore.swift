@@ -226,8 +226,10 @@ public final class KeychainStore: Sendable {
   public func collections() throws -> [CollectionInfo] {
     try databases.flatMap { database in
       try lookup(database) { db in
+        // Prepared once: Seahorse, KWallet's signals and the object tree's listings ask often.
         try Row.fetchAll(
-          db, sql: "SELECT name, sealedLabel, created, modified FROM collection ORDER BY id"
+          db.cachedStatement(
+            sql: "SELECT name, sealedLabel, created, modified FROM collection ORDER BY id")
         )
         .map { row in try info(row, inMemory: database === memory) }
       }
@@ -248,7 +250,8 @@ public final class KeychainStore: Sendable {
     return try lookup(database) { db in
       guard
         let row = try Row.fetchOne(
-          db, sql: "SELECT name, sealedLabel, created, modified FROM collection WHERE name = ?",
+          db.cachedStatement(
+            sql: "SELECT name, sealedLabel, created, modified FROM collection WHERE name = ?"),
           arguments: [name])
       else { throw StoreError.noSuchCollection(name) }
       return try info(row, inMemory: database === memory)
