@@ -94,34 +94,34 @@ struct FIDO2SlotTests {
       try run(daemon, ["store", "--label=Mail", "service", "mail"], "kept secret").status == 0)
 
     let added = try run(
-      daemon, ["slot", "add", "tpm2+fido2", "--with-pin", "--pcrs", "7"], "vault pw\n2468\n")
+      daemon, ["slot", "add", "tpm2+fido2", "--with-pin", "--pcrs", "7"], "vault pw\n24681357\n")
     #expect(added.status == 0, "\(added.stderr)\n\(key.log)")
     let listed = try run(daemon, ["slot", "list"]).stdout
     #expect(
       listed.contains("1  tpm2+fido2 (tpm2=pin,pcrs=7;fido2=), both needed, made "), "\(listed)")
-    #expect(try run(daemon, ["slot", "test", "1"], "2468\n\n").status == 0)
+    #expect(try run(daemon, ["slot", "test", "1"], "24681357\n\n").status == 0)
 
     // Neither device opens it alone.
     #expect(try run(daemon, ["lock", "--collection", "Vault"]).status == 0)
-    let tpmAlone = try run(daemon, ["unlock", "--tpm2", "--with-pin"], "2468\n")
+    let tpmAlone = try run(daemon, ["unlock", "--tpm2", "--with-pin"], "24681357\n")
     #expect(tpmAlone.status == 1 && tpmAlone.stderr.contains("no TPM slot"), "\(tpmAlone.stderr)")
     let keyAlone = try run(daemon, ["unlock", "--fido2"])
     #expect(keyAlone.status == 1 && keyAlone.stderr.contains("no FIDO2 slot"), "\(keyAlone.stderr)")
-    let both = try run(daemon, ["unlock", "--tpm2", "--fido2", "--with-pin"], "2468\n")
+    let both = try run(daemon, ["unlock", "--tpm2", "--fido2", "--with-pin"], "24681357\n")
     #expect(both.status == 0, "\(both.stderr)")
     #expect(try run(daemon, ["lookup", "service", "mail"]).stdout == "kept secret")
 
     // Without the key, or with the PCR changed, it stays locked; the password opens.
     #expect(try run(daemon, ["lock", "--collection", "Vault"]).status == 0)
     key.unplug()
-    let noKey = try run(daemon, ["unlock", "--tpm2", "--fido2", "--with-pin"], "2468\n")
+    let noKey = try run(daemon, ["unlock", "--tpm2", "--fido2", "--with-pin"], "24681357\n")
     #expect(noKey.status == 1 && noKey.stderr.contains("no FIDO2 key answers"), "\(noKey.stderr)")
     try key.plugIn()
     try tpm.extend(pcr: 7)
-    let changed = try run(daemon, ["unlock", "--tpm2", "--fido2", "--with-pin"], "2468\n")
+    let changed = try run(daemon, ["unlock", "--tpm2", "--fido2", "--with-pin"], "24681357\n")
     #expect(changed.status == 1 && changed.stderr.contains("PCRs"), "\(changed.stderr)")
     #expect(try run(daemon, ["unlock", "--password-stdin"], "vault pw\n").status == 0)
-    #expect(!daemon.log.contains("2468"))
+    #expect(!daemon.log.contains("24681357"))
     #expect(daemon.terminate() == 0, "\(daemon.log)")
   }
 }

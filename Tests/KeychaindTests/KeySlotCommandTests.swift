@@ -164,19 +164,19 @@ import Testing
 
     // A slot with a PIN, bound to PCR 7.
     let bound = try run(
-      daemon, ["slot", "add", "tpm2", "--with-pin", "--pcrs", "7"], "vault pw\n2468\n")
+      daemon, ["slot", "add", "tpm2", "--with-pin", "--pcrs", "7"], "vault pw\n24681357\n")
     #expect(bound.status == 0, "\(bound.stderr)")
     #expect(try listed(daemon, 2)?.hasPrefix("2  tpm2 (pin,pcrs=7), made ") == true)
     #expect(try run(daemon, ["lock", "--collection", "Vault"]).status == 0)
     let wrongPIN = try run(daemon, ["unlock", "--tpm2", "--with-pin"], "1111\n")
     #expect(wrongPIN.status == 1 && wrongPIN.stderr.contains("the PIN is not correct"))
-    #expect(try run(daemon, ["unlock", "--tpm2", "--with-pin"], "2468\n").status == 0)
+    #expect(try run(daemon, ["unlock", "--tpm2", "--with-pin"], "24681357\n").status == 0)
     #expect(try listed(daemon, 2)?.contains("last used never") == false)
 
     // A boot component changes: the bound slot fails closed; the other and the password open.
     try tpm.extend(pcr: 7)
     #expect(try run(daemon, ["lock", "--collection", "Vault"]).status == 0)
-    let changed = try run(daemon, ["unlock", "--tpm2", "--with-pin"], "2468\n")
+    let changed = try run(daemon, ["unlock", "--tpm2", "--with-pin"], "24681357\n")
     #expect(changed.status == 1 && changed.stderr.contains("PCRs"), "\(changed.stderr)")
     #expect(try run(daemon, ["slot", "test", "1"], "\n").status == 0)
     #expect(try run(daemon, ["unlock", "--tpm2"]).status == 0)
@@ -198,7 +198,7 @@ import Testing
     #expect(
       try run(thief, ["unlock", "--collection", "Vault", "--password-stdin"], "vault pw\n").status
         == 0)
-    #expect(!daemon.log.contains("2468") && !thief.log.contains("2468"))
+    #expect(!daemon.log.contains("24681357") && !thief.log.contains("24681357"))
     #expect(thief.terminate() == 0, "\(thief.log)")
   }
 }
