@@ -11,19 +11,25 @@ import SecretServiceProtocol
 import Testing
 
 @Suite struct StartupMemoryTests {
-  /// Size and resident KiB of the executable's code mapping (r-xp) of `pid`.
-  static func codePages(_ pid: UInt32) throws -> (size: Int, resident: Int) {
+  /// Size of the executable's read-only mappings in `pid` (its code, r-xp, and its constants,
+  /// r--p: gold put both in one mapping, lld keeps them apart), and how much of them is the
+  /// file's pages resident, in KiB: what keychaind releases. Pages the loader wrote (the
+  /// relocated constants made read-only after, 0.8 MB) are anonymous and are not counted.
+  static func readOnlyPages(_ pid: UInt32) throws -> (size: Int, resident: Int) {
     let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
-    var (size, resident, inCode) = (0, 0, false)
+    var (size, resident, readOnly) = (0, 0, false)
     for line in try String(contentsOfFile: "/proc/\(pid)/smaps", encoding: .utf8)
       .split(separator: "\n")
     {
       let fields = line.split(separator: " ", omittingEmptySubsequences: true)
       if let range = fields.first, range.contains("-"), !range.hasSuffix(":") {
-        inCode = fields.count >= 6 && fields[1] == "r-xp" && String(fields[5]) == executable
-      } else if inCode, fields.count >= 2, let kib = Int(fields[1]) {
+        readOnly =
+          fields.count >= 6 && (fields[1] == "r-xp" || fields[1] == "r--p")
+          && String(fields[5]) == executable
+      } else if readOnly, fields.count >= 2, let kib = Int(fields[1]) {
         if fields[0] == "Size:" { size += kib }
         if fields[0] == "Rss:" { resident += kib }
+        if fields[0] == "Anonymous:" { resident -= kib }
       }
     }
     return (size, resident)
@@ -43,8 +49,11 @@ import Testing
       try await Task.sleep(for: .milliseconds(20))  // a bound, not a speed check
     }
     #expect(daemon.log.contains("start-up over: unmapped"), "\(daemon.log)")
-    let code = try Self.codePages(pid)
-    // Start-up had most of it resident (about three quarters, measured); a quarter is the bound.
-    #expect(code.size > 0 && code.resident * 4 < code.size, "\(code)")
+    let pages = try Self.readOnlyPages(pid)
+    // Start-up had about half of it resident, and 12 % stays (measured): what the logging of
+    // the release and the departure of this test's connections run again. On a loaded machine
+    // those can come after the release: 5.8 MB of code was seen resident then (21 % of the
+    // whole). A third is the bound; without the release it would be a half.
+    #expect(pages.size > 0 && pages.resident * 3 < pages.size, "\(pages)")
   }
 }
