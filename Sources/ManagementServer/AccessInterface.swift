@@ -166,12 +166,18 @@ struct AccessInterface: DBusInterface {
       throw DBusError(.invalidArgs, "name at least one item or collection")
     }
     return try objects.map { object in
-      if let parsed = SecretPath(object), let item = try view.itemID(at: parsed),
-        try view.metadata({ try $0.exists(item) })
-      {
+      let parsed = SecretPath(object)
+      switch parsed {
+      case .item?, .aliasItem?:
+        // An item that is not there is an error, never its whole collection: a mistyped
+        // number must not grant (or revoke) every item beside it.
+        guard let parsed, let item = try view.itemID(at: parsed),
+          try view.metadata({ try $0.exists(item) })
+        else { throw DBusError(.noSuchObject, "there is no item \(object.rawValue)") }
         return Target(collection: item.collection, item: item.id, path: object)
+      default:
+        return Target(collection: try view.namedCollection(object), item: nil, path: object)
       }
-      return Target(collection: try view.namedCollection(object), item: nil, path: object)
     }
   }
 

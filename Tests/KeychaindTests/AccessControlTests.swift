@@ -227,6 +227,17 @@ import Testing
       ["access", "allow", "--app", setup.copy, "login", "--password-stdin"], stdin: "wrong\n")
     #expect(wrong.status != 0)
     #expect(wrong.stderr.contains("not the password"), "\(wrong.stderr)")
+    // A mistyped item is refused by name: never a grant of every item of its collection.
+    let missing = "/org/freedesktop/secrets/collection/login/999"
+    let typo = try setup.keychainctl(
+      ["access", "allow", "--app", setup.copy, missing, "--password-stdin"],
+      stdin: "test password\n")
+    #expect(typo.status != 0)
+    #expect(typo.stderr.contains("there is no item \(missing)"), "\(typo.stderr)")
+    #expect(try setup.keychainctl(["access", "list"]).stdout.contains("grants:\n  none"))
+    #expect(try setup.lookup(by: setup.copy, environment: [:]).stdout.isEmpty)
+    let revoke = try setup.keychainctl(["access", "revoke", "--app", setup.copy, missing])
+    #expect(revoke.stderr.contains("there is no item \(missing)"), "\(revoke.stderr)")
     let allowed = try setup.keychainctl(
       ["access", "allow", "--app", setup.copy, "login", "--password-stdin"],
       stdin: "test password\n")
