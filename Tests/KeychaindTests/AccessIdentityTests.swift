@@ -83,14 +83,22 @@ import Testing
   func runClient(_ setup: Setup, _ mode: String, _ service: String? = nil) throws
     -> CommandResult
   {
-    let script = clientScript(setup)
-    try Self.client.write(toFile: script, atomically: true, encoding: .utf8)
+    let script = try writeClient(setup)
     return try setup.daemon.run(
       "/usr/bin/python3", [script, mode] + (service.map { [$0] } ?? []),
       environment: AccessControlTests.display)
   }
 
   func clientScript(_ setup: Setup) -> String { setup.daemon.home.path + "/b.py" }
+
+  /// Writes the client script, unless it is there: a test may have changed it.
+  @discardableResult func writeClient(_ setup: Setup) throws -> String {
+    let script = clientScript(setup)
+    if !FileManager.default.fileExists(atPath: script) {
+      try Self.client.write(toFile: script, atomically: true, encoding: .utf8)
+    }
+    return script
+  }
 
   /// The client script's key, as `access list` shows it.
   func clientKey(_ setup: Setup) -> String {
@@ -121,6 +129,32 @@ import Testing
     let description = setup.pinentry.log.first { $0.hasPrefix("SETDESC") } ?? ""
     #expect(description.contains("“b.py (python3"), "\(description)")
     #expect(description.contains("identified only by its command line"), "\(description)")
+  }
+
+  @Test func aScriptAllowedByItsKeyIsAskedAgainOnceItsFileChanges() async throws {
+    let setup = try await Setup(confirmations: [.cancel])
+    try setup.store("s3cret")
+    // Not there yet: refused, rather than granted to whatever is put at the path later.
+    let early = try setup.keychainctl(
+      ["access", "allow", "--app", clientKey(setup), "login", "--password-stdin"],
+      stdin: "test password\n")
+    #expect(early.stderr.contains("cannot read \(clientScript(setup))"), "\(early.stderr)")
+    try writeClient(setup)
+    let allowed = try setup.keychainctl(
+      ["access", "allow", "--app", clientKey(setup), "login", "--password-stdin"],
+      stdin: "test password\n")
+    #expect(allowed.status == 0, "\(allowed.stderr)")
+    #expect(try runClient(setup, "read").stdout == "s3cret\n")
+    #expect(setup.pinentry.confirmations == 0)
+    let script = try FileHandle(forWritingTo: URL(fileURLWithPath: clientScript(setup)))
+    try script.seekToEnd()
+    try script.write(contentsOf: Data("# changed\n".utf8))
+    try script.close()
+    #expect(try runClient(setup, "read").stdout == "DISMISSED\n")
+    #expect(setup.pinentry.confirmations == 1)
+    #expect(
+      setup.pinentry.log.contains { $0.contains("It has changed since you allowed it.") },
+      "\(setup.pinentry.log)")
   }
 
   @Test func aFlatpakAppOwnsWhatItStoresAndOthersAreAsked() async throws {
@@ -160,6 +194,7 @@ import Testing
     try setup.store("s3cret")
     // The script may read the item for good, but a connection whose process has gone is
     // nobody: the script's grant does not reach the child that reads through it.
+    try writeClient(setup)
     let allowed = try setup.keychainctl(
       ["access", "allow", "--app", clientKey(setup), "login", "--password-stdin"],
       stdin: "test password\n")

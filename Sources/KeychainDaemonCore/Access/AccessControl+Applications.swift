@@ -24,9 +24,18 @@ extension AccessControl {
           "'\(argument)' is a tool run in one terminal or login: it is allowed there, from the dialog, until that session ends, never for good"
         )
       }
-      guard argument.hasPrefix("exe:") else { return (argument, nil) }
-      let path = String(argument.dropFirst(4))
-      return (argument, facts.isSystemFile(path) ? nil : facts.pin(of: path))
+      // A script, a program the user can change, a front end: pinned to its content now, as
+      // the dialog's "Always allow" pins it. One that cannot be read is refused, not granted
+      // unpinned, which would let whatever is put at its path later read.
+      guard let file = AppIdentity.pinnedFile(ofKey: argument, isSystemFile: facts.isSystemFile)
+      else { return (argument, nil) }
+      guard let pin = facts.pin(of: file) else {
+        throw DBusError(
+          .invalidArgs,
+          "cannot read \(file): a grant to a program you can change is tied to its content, so the file must be there"
+        )
+      }
+      return (argument, pin)
     }
     if argument.hasPrefix("/") {
       let path = URL(fileURLWithPath: argument).resolvingSymlinksInPath().path
