@@ -41,7 +41,7 @@ extension AccessInterface {
     let restart = access.mode == .off && mode != .off
     if !restart { try await view.write { _ in try access.setMode(mode) } }
     if restart { try await view.write { try $0.keepAccessMode(mode) } }
-    let saved = try access.saveMode?(mode) ?? ""
+    let saved = try access.saveConfiguredMode(mode)
     core.logger.notice("access: mode \(mode.rawValue) set by keychainctl")
     return (saved, restart)
   }

@@ -47,6 +47,20 @@ import Testing
     #expect(setup.pinentry.confirmations == 1)
   }
 
+  /// Raised by keychainctl: keychaind.conf is written, and the mode shown says so at once
+  /// (it said the file asked for less, and how to lower it, until the next start).
+  @Test func aModeRaisedByKeychainctlIsShownAsTheConfiguredOne() async throws {
+    let setup = try await AccessControlTests.Setup(configuration: "")
+    let raised = try setup.keychainctl(["access", "mode", "protect"])
+    #expect(raised.status == 0, "\(raised.stderr)")
+    let conf = setup.daemon.home.path + "/.config/keychaind/keychaind.conf"
+    #expect(try String(contentsOfFile: conf, encoding: .utf8).contains("access-control = protect"))
+    let shown = try setup.keychainctl(["access", "mode"]).stdout
+    #expect(shown.contains("access-control: protect"), "\(shown)")
+    #expect(shown.contains("keychaind.conf asks for: protect"), "\(shown)")
+    #expect(!shown.contains("asks for less"), "\(shown)")
+  }
+
   /// The plain copy of the kept mode lowered in the database itself (not through keychaind):
   /// the sealed copy, checked at the unlock, puts it back.
   @Test func aKeptModeLoweredInTheDatabaseComesBackAtTheUnlock() async throws {

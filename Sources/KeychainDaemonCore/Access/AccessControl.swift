@@ -137,13 +137,17 @@ package final class AccessControl: Sendable {
   /// The store the audit chain's anchor is kept in.
   let store: KeychainStore
   /// The mode keychaind.conf asks for; the mode in force may be higher (see `AccessModeKeeper`).
-  package let configuredMode: AccessMode
+  /// What keychaind last wrote there (`saveConfiguredMode`), or read from it at start.
+  package var configuredMode: AccessMode {
+    Self.mode(of: configuredCode.load(ordering: .relaxed))
+  }
+  private let configuredCode: Atomic<Int>
 
   init(_ settings: AccessSettings, store: KeychainStore, logger: Logger) {
     self.store = store
     resolver = IdentityResolver(facts: settings.facts)
     now = settings.now
-    configuredMode = settings.mode
+    configuredCode = Atomic(Self.code(of: settings.mode))
     let mode = Self.startingMode(configured: settings.mode, store: store, logger: logger)
     currentMode = Atomic(Self.code(of: mode))
     saveMode = settings.saveMode
@@ -175,13 +179,15 @@ package final class AccessControl: Sendable {
     }
   }
 
-  package var mode: AccessMode {
-    switch currentMode.load(ordering: .relaxed) {
+  static func mode(of code: Int) -> AccessMode {
+    switch code {
     case 0: .off
     case 1: .audit
     default: .protect
     }
   }
+
+  package var mode: AccessMode { Self.mode(of: currentMode.load(ordering: .relaxed)) }
   package var isOn: Bool { currentMode.load(ordering: .relaxed) != 0 }
   var enforces: Bool { currentMode.load(ordering: .relaxed) == 2 }
 
@@ -192,8 +198,15 @@ package final class AccessControl: Sendable {
       throw DBusError(.failed, "access-control is off: turn it on in keychaind.conf and restart")
     }
     try setMode(.protect)
+    return try saveConfiguredMode(.protect)
+  }
+
+  /// Writes `mode` to keychaind.conf, if keychaind has one to write; returns where.
+  package func saveConfiguredMode(_ mode: AccessMode) throws -> String {
     guard let saveMode else { return "" }
-    return try saveMode(.protect)
+    let saved = try saveMode(mode)
+    configuredCode.store(Self.code(of: mode), ordering: .relaxed)
+    return saved
   }
 
   /// Sends desktop notifications (see `RefusalNotices`) through `connection` from now on. Held
