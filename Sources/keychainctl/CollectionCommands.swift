@@ -149,7 +149,9 @@ struct Create: AsyncParsableCommand {
           label: label, alias: alias,
           password: SecureBytes(copying: try SecretInput.newPassword(prompt: "Password: ")))
       } else {
-        try await client.createCollection(label: label, alias: alias)
+        try await offeringPasswordStdin(["create", label]) {
+          try await client.createCollection(label: label, alias: alias)
+        }
       }
     print(path.rawValue)
   }
@@ -203,7 +205,11 @@ struct Passwd: AsyncParsableCommand {
           of: path, recoveryKey: SecureBytes(copying: key), to: SecureBytes(copying: new))
       }
     }
-    guard passwordStdin else { return try await client.changePassword(of: path) }
+    guard passwordStdin else {
+      return try await offeringPasswordStdin(["passwd", collection]) {
+        try await client.changePassword(of: path)
+      }
+    }
     guard let old = SecretInput.line(prompt: "Current password: ") else {
       throw InputError("no current password given")
     }
@@ -223,6 +229,30 @@ func sayingWrongPassword(_ body: () async throws -> Void) async throws {
     complain("keychainctl: the password is not correct")
     throw Exit.failure
   }
+}
+
+/// Runs a call that shows the provider's dialog. keychaind dismisses a dialog it cannot show
+/// (no display, no pinentry) and says why only in its own log, so a dismissed one is said
+/// together with what works without a dialog: `keychainctl COMMAND --password-stdin`.
+func offeringPasswordStdin<T>(_ arguments: [String], _ body: () async throws -> T) async throws
+  -> T
+{
+  do {
+    return try await body()
+  } catch is PromptDismissed {
+    let command = arguments.map(shellWord).joined(separator: " ")
+    complain(
+      "keychainctl: the dialog was dismissed, or none could be shown (no display?); "
+        + "`keychainctl \(command) --password-stdin` asks for the password here instead")
+    throw Exit.failure
+  }
+}
+
+/// `word` as a shell reads it back: in single quotes unless it holds only plain characters.
+func shellWord(_ word: String) -> String {
+  let plain = word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./:@=".contains($0)) }
+  guard !plain || word.isEmpty else { return word }
+  return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }
 
 extension ArgumentHelp {

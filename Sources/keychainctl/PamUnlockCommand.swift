@@ -23,7 +23,8 @@ struct PamUnlock: ParsableCommand {
     abstract: "Unlock keychaind at login from pam_exec.so (for systems without pam_gnome_keyring).",
     discussion: """
       For a PAM line such as `auth optional pam_exec.so expose_authtok quiet \
-      /usr/local/bin/keychainctl pam-unlock`, placed after the lines that authenticate. Reads \
+      /usr/bin/keychainctl pam-unlock` (/usr/local/bin after `make install`), placed after the \
+      lines that authenticate. Reads \
       the password from standard input, and as PAM_USER (it leaves root's privileges first) \
       sends it to keychaind's control socket, /run/user/UID/keyring/control, which \
       keychaind-control.socket listens on. Outside the auth stage it does nothing. The password \

@@ -7,6 +7,7 @@ import Foundation
 import KeychainCrypto
 import KeychainDBus
 import SecretServiceClient
+import SecretServiceProtocol
 
 /// The provider on the session bus, or exit 69 saying why there is none.
 func connectedClient() async throws -> SecretServiceClient {
@@ -55,16 +56,28 @@ struct Store: AsyncParsableCommand {
     abstract: "Store a secret (read from the terminal or standard input) with attributes.")
 
   @Option(help: "The item's label.") var label: String
-  @Option(help: "The collection's object path (default: the default collection).")
+  @Option(help: "The collection: its object path, an alias's, or its label (default: default).")
   var collection: String?
   @OptionGroup var attributes: AttributePairs
 
   func run() async throws {
     let client = try await connectedClient()
+    // Resolved before the secret is read, so that a wrong name costs no typing.
+    var path = SecretServiceClient.defaultCollection
+    if let collection {
+      // An alias's path is taken as it is; anything else must name a collection.
+      path =
+        if let alias = ObjectPath(validating: collection),
+          case .alias? = SecretPath(alias)
+        {
+          alias
+        } else {
+          try await collectionPath(client, collection)
+        }
+    }
     let secret = SecureBytes(copying: SecretInput.read(prompt: "Password: ", trimNewline: false))
     _ = try await client.createItem(
-      in: collection.map { ObjectPath(unchecked: $0) } ?? SecretServiceClient.defaultCollection,
-      label: label, attributes: attributes.attributes, secret: secret, replace: true)
+      in: path, label: label, attributes: attributes.attributes, secret: secret, replace: true)
   }
 }
 
@@ -205,7 +218,8 @@ struct Unlock: AsyncParsableCommand {
     let client = try await connectedClient()
     guard passwordStdin || recovery || tpm2 || fido2 else {
       let wanted = try await collectionPaths(client, collection)
-      let unlocked = try await client.unlock(wanted)
+      let command = ["unlock"] + (collection.map { ["--collection", $0] } ?? [])
+      let unlocked = try await offeringPasswordStdin(command) { try await client.unlock(wanted) }
       if Set(unlocked) != Set(wanted) {
         complain("keychainctl: not unlocked (the prompt was dismissed?)")
         throw Exit.failure

@@ -91,7 +91,7 @@ struct FindPassword {
     try check(SecItemCopyMatching(query as CFDictionary, &result), "find")
     guard let item = result as? [String: Any] else { throw Exit.failure }
     let password = String(decoding: item[kSecValueData as String] as? Data ?? Data(), as: UTF8.self)
-    if passwordOnly {
+    if passwordOnly, !json {
       print(password)
       return
     }
@@ -100,7 +100,8 @@ struct FindPassword {
       shown[key] = value is Date ? ISO8601DateFormatter().string(from: value as! Date) : value
     }
     if json {
-      shown["password"] = password
+      // As in the text form, the password only when asked for with -w.
+      if passwordOnly { shown["password"] = password }
       try printJSON(shown.mapValues { $0 is Data ? (($0 as! Data).base64EncodedString()) : $0 })
     } else {
       for (key, value) in shown.sorted(by: { $0.key < $1.key }) {
@@ -125,7 +126,8 @@ struct AddGenericPassword: ParsableCommand {
 struct FindGenericPassword: ParsableCommand {
   static let configuration = CommandConfiguration(abstract: "Find a generic password.")
   @OptionGroup var flags: PasswordFlags
-  @Flag(name: .customShort("w"), help: "Print only the password.") var passwordOnly = false
+  @Flag(name: .customShort("w"), help: "Print only the password (with --json: include it).")
+  var passwordOnly = false
   @Flag(help: "Print JSON.") var json = false
 
   func run() throws {
@@ -158,7 +160,8 @@ struct AddInternetPassword: ParsableCommand {
 struct FindInternetPassword: ParsableCommand {
   static let configuration = CommandConfiguration(abstract: "Find an internet password.")
   @OptionGroup var flags: PasswordFlags
-  @Flag(name: .customShort("w"), help: "Print only the password.") var passwordOnly = false
+  @Flag(name: .customShort("w"), help: "Print only the password (with --json: include it).")
+  var passwordOnly = false
   @Flag(help: "Print JSON.") var json = false
 
   func run() throws {

@@ -73,12 +73,15 @@ import Testing
     #expect(
       try daemon.run("secret-tool", ["lookup", "server", "example.org", "user", "carol"]).stdout
         == "ipw")
-    let json = try ctl(daemon, ["find-internet-password", "-s", "example.org", "--json"])
-    let item = try #require(
-      try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
-    #expect(item["ptcl"] as? String == "htps")
-    #expect(item["port"] as? Int == 8443)
-    #expect(item["password"] as? String == "ipw")
+    // JSON, like the text form, has the password only with -w.
+    for flags in [["--json"], ["--json", "-w"]] {
+      let json = try ctl(daemon, ["find-internet-password", "-s", "example.org"] + flags)
+      let item = try #require(
+        try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+      #expect(item["ptcl"] as? String == "htps")
+      #expect(item["port"] as? Int == 8443)
+      #expect(item["password"] as? String == (flags.contains("-w") ? "ipw" : nil))
+    }
 
     #expect(try ctl(daemon, ["delete-internet-password", "-s", "example.org"]).status == 0)
     #expect(try ctl(daemon, ["find-internet-password", "-s", "example.org"]).status == 44)
@@ -104,6 +107,9 @@ import Testing
     // No prompter here: the unlock prompt is dismissed, and keychainctl says so.
     let unlock = try ctl(daemon, ["unlock", "--collection", "Login"])
     #expect(unlock.status == 1)
+    #expect(
+      unlock.stderr.contains("`keychainctl unlock --collection Login --password-stdin` asks"),
+      "\(unlock.stderr)")
     #expect(try ctl(daemon, ["lock", "--collection", "nonesuch"]).status == 1)
     _ = daemon.terminate()
   }
@@ -157,6 +163,17 @@ import Testing
     #expect(try ctl(["set-default", "Vault"], "").status == 0)
     #expect(try ctl(["list"], "").stdout.contains("* \(vault)\tunlocked\t0 items\tVault"))
     #expect(try ctl(["store", "--label=V", "in", "vault"], "x").status == 0)
+    // --collection takes a label or an alias's path too; a wrong one is named, and no item
+    // made (it crashed on anything but a path).
+    let alias = "/org/freedesktop/secrets/aliases/default"
+    #expect(try ctl(["store", "--label=V2", "--collection", "Vault", "in", "v2"], "y").status == 0)
+    #expect(try ctl(["store", "--label=V3", "--collection", alias, "in", "v3"], "z").status == 0)
+    for wanted in ["v2", "v3"] {
+      #expect(try ctl(["search", "in", wanted], "").stdout.contains("[\(vault)/"))
+    }
+    let bad = try ctl(["store", "--label=X", "--collection", "bad path", "in", "x"], "x")
+    #expect(bad.status == 1)
+    #expect(bad.stderr == "keychainctl: no collection 'bad path'\n")
     #expect(try ctl(["lock", "--collection", "Vault"], "").status == 0)
     #expect(try ctl(["lookup", "in", "vault"], "").status == 1)
 
