@@ -77,7 +77,9 @@ extension Connection {
       if message.member == "NameLost" { nameEventsContinuation.yield(.lost(name)) }
     }
     if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" {
-      logger.info("D-Bus connection closed by the bus")
+      // After `close()` libdbus still delivers this: then it is no news (keychainctl's
+      // commands close their connection, and printed this line on the way out).
+      if isOpen { logger.info("D-Bus connection closed by the bus") }
       close()
       nameEventsContinuation.finish()
       return
