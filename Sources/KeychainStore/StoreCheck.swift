@@ -20,6 +20,8 @@ public struct StoreCheckReport: Sendable {
   public internal(set) var problems: [Problem] = []
   /// What was checked, for the report ("3 collections, 120 items", "items of login decrypted").
   public internal(set) var checked: [String] = []
+  /// The collections whose items were decrypted with the password given (none without one).
+  public internal(set) var decrypted: [String] = []
 
   /// True when nothing is wrong.
   public var isHealthy: Bool { problems.isEmpty }
@@ -135,7 +137,10 @@ public enum StoreCheck {
           "\(undecryptable.count) item(s) do not decrypt, their records are damaged: "
             + undecryptable.joined(separator: ", "))
       }
-      if dataKey != nil { report.checked.append("every item of \(name) decrypted") }
+      if dataKey != nil {
+        report.checked.append("every item of \(name) decrypted")
+        report.decrypted.append(name)
+      }
       try checkSlots(db, keys: keys, collection: name, id: row["id"], &report)
     }
     report.checked.insert("\(rows.count) collection(s), \(items) item(s)", at: 0)

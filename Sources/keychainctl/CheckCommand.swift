@@ -16,7 +16,7 @@ struct Check: ParsableCommand {
       the schema and index key, each collection's key record and each item's search-index \
       rows. With --password-stdin, every item of each collection that password opens is \
       decrypted as well. Damage is reported by file, collection and item path. Exit codes: 0 \
-      nothing wrong, 1 damage found.
+      nothing wrong, 1 damage found or a password that opens no collection.
       """)
 
   @Option(
@@ -51,5 +51,10 @@ struct Check: ParsableCommand {
       print(report.isHealthy ? "no damage found" : "\(report.problems.count) problem(s) found")
     }
     if !report.isHealthy { throw Exit.failure }
+    // A mistyped password is not a store without damage: its items were never decrypted.
+    if password != nil, report.decrypted.isEmpty {
+      complain("keychainctl: the password opens no collection: no item was decrypted")
+      throw Exit.failure
+    }
   }
 }

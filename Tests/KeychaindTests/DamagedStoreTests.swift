@@ -100,12 +100,14 @@ import Testing
     try daemon.expectRefusal(naming: "index.key")
   }
 
-  private func check(_ daemon: DaemonProcess, _ arguments: [String] = []) throws -> CommandResult {
+  private func check(
+    _ daemon: DaemonProcess, _ arguments: [String] = [], password: String = "test password"
+  ) throws -> CommandResult {
     try runCommand(
       KeychainctlTests.keychainctl,
       ["check", "--data-dir", daemon.home.path + "/.local/share/keychaind"] + arguments,
       environment: daemon.environment,
-      stdin: Array("test password".utf8))
+      stdin: Array(password.utf8))
   }
 
   /// keychainctl check reads the files keychaind refuses, and names what is wrong.
@@ -114,6 +116,10 @@ import Testing
     let healthy = try check(daemon, ["--password-stdin"])
     #expect(healthy.status == 0, "\(healthy.stdout)\(healthy.stderr)")
     #expect(healthy.stdout.contains("every item of login decrypted"), "\(healthy.stdout)")
+    // A mistyped password decrypts nothing: said, and not "no damage" alone.
+    let mistyped = try check(daemon, ["--password-stdin"], password: "test pasword")
+    #expect(mistyped.status == 1)
+    #expect(mistyped.stderr.contains("the password opens no collection"), "\(mistyped.stderr)")
     let before = daemon.storeSnapshot()
     try overwrite(daemon.storeFile("index.key"), at: 0, with: Array(repeating: 7, count: 32))
     let damaged = try check(daemon)
