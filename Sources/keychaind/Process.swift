@@ -61,8 +61,19 @@ enum LoginUnlock {
 
   /// Creates the login collection with `password`, or unlocks it, and brings over what the
   /// password opens of gnome-keyring's (see `Unlocker.openLogin`). Exit status 5 for a
-  /// password that does not unlock it.
+  /// password that does not unlock it. A password typed at a terminal for a login collection
+  /// that does not exist yet is asked again first, as `passwd` asks for a new one: a typo
+  /// would otherwise become the keyring's password (exit status 2 when they differ).
   static func run(_ unlocker: Unlocker, password: SecureBytes, logger: Logger) throws {
+    if SecretReader.isTerminal(), try !unlocker.hasLogin() {
+      let again = try SecretReader.read(
+        prompt: "This makes your login keyring. The password again: ",
+        maximumLength: maximumLength, trailing: .oneNewline)
+      guard again == password else {
+        logger.critical("the passwords do not match: no login keyring was made")
+        throw ExitCode(2)
+      }
+    }
     do {
       _ = try unlocker.openLogin(with: password, route: UnlockRecord.Route.commandLine)
     } catch StoreError.wrongPassword {

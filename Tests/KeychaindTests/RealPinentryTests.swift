@@ -45,6 +45,9 @@ struct RealPinentryTests {
       running: "env \(exports) \(Binaries.keychaind) --unlock 2>>\(home.path)/log; sleep 600")
     _ = try await terminal.waitFor("Password:")
     try terminal.tmux(["send-keys", "-t", "t", "typed at a tty", "Enter"])
+    // No login keyring yet: the password that makes it is asked twice.
+    _ = try await terminal.waitFor("The password again:")
+    try terminal.tmux(["send-keys", "-t", "t", "typed at a tty", "Enter"])
     let watcher = try await bus.connect()
     var owner: BusName?
     for _ in 0..<1500 where owner == nil {  // a bound, not a speed check
@@ -62,5 +65,29 @@ struct RealPinentryTests {
     let log = (try? String(contentsOfFile: home.path + "/log", encoding: .utf8)) ?? ""
     #expect(log.contains("created the login collection"), "\(log)")
     await watcher.close()
+  }
+
+  /// Two different passwords typed for a new login keyring make none: keychaind says so and
+  /// ends with status 2.
+  @Test func aNewLoginKeyringTypedTwiceDifferentlyIsNotMade() async throws {
+    let bus = try PrivateBus()
+    let home = try TemporaryDirectory(prefix: "tty-mismatch")
+    let environment = bus.environment(home: home.path, extra: ["PINENTRY": "none"])
+    let exports = environment.filter {
+      $0.key == "DBUS_SESSION_BUS_ADDRESS" || $0.key.hasPrefix("XDG_") || $0.key == "HOME"
+    }
+    .map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
+    let terminal = try TmuxTerminal(
+      running:
+        "env \(exports) \(Binaries.keychaind) --unlock 2>>\(home.path)/log; echo status $?; sleep 600"
+    )
+    _ = try await terminal.waitFor("Password:")
+    try terminal.tmux(["send-keys", "-t", "t", "first try", "Enter"])
+    _ = try await terminal.waitFor("The password again:")
+    try terminal.tmux(["send-keys", "-t", "t", "first tyr", "Enter"])
+    _ = try await terminal.waitFor("status 2")
+    let log = (try? String(contentsOfFile: home.path + "/log", encoding: .utf8)) ?? ""
+    #expect(log.contains("the passwords do not match: no login keyring was made"), "\(log)")
+    #expect(!log.contains("created the login collection"), "\(log)")
   }
 }
