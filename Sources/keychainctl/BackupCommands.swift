@@ -125,7 +125,7 @@ struct Export: AsyncParsableCommand {
     }
     try write(sealed, to: output)
     let count = collections.reduce(0) { $0 + $1.items.count }
-    print("wrote \(count) items of \(collections.count) collections to \(output)")
+    print("wrote \(count) item(s) of \(collections.count) collection(s) to \(output)")
   }
 
   /// Creates `path` 0600, failing if it exists, and syncs it before returning.

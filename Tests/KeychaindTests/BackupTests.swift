@@ -64,7 +64,7 @@ struct BackupTests {
       Self.ctl, ["export", "--output", file], environment: source.environment,
       stdin: Self.passphrase)
     #expect(exported.status == 0, "\(exported.stderr)")
-    #expect(exported.stdout.contains("wrote 5 items of 2 collections"), "\(exported.stdout)")
+    #expect(exported.stdout.contains("wrote 5 item(s) of 2 collection(s)"), "\(exported.stdout)")
     let attributes = try FileManager.default.attributesOfItem(atPath: file)
     #expect((attributes[.posixPermissions] as? Int) == 0o600)
     let bytes = try Data(contentsOf: URL(fileURLWithPath: file))

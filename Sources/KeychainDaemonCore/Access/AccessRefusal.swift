@@ -41,18 +41,18 @@ package enum AccessRefusal {
     case .replace(let app, let item):
       DBusError(
         .accessDenied,
-        "an item with these attributes belongs to another program, which \(app.display) may not replace; allow it with: "
+        "an item with these attributes belongs to another program, which “\(app.display)” may not replace; allow it with: "
           + AccessControl.allowCommand(app.key, [item]))
     case .readWithoutDisplay(let app, let items):
       DBusError(
         .accessDenied,
-        "\(app.display) may not read \(items.count == 1 ? "this item" : "these items") "
+        "“\(app.display)” may not read \(items.count == 1 ? "this item" : "these items") "
           + "and there is no display to ask on; allow it with: "
           + AccessControl.allowCommand(app.key, items))
     case .changeWithoutDisplay(let app, let change):
       DBusError(
         .accessDenied,
-        "with access-control = protect, \(app.display) may \(change) only if you allow it in a dialog, and there is no display to show one on"
+        "with access-control = protect, “\(app.display)” may \(change) only if you allow it in a dialog, and there is no display to show one on: run it in your desktop session"
       )
     case .changeNotAllowed(let change):
       DBusError(.accessDenied, "the change was not allowed: \(change)")
