@@ -83,8 +83,13 @@ struct Export: AsyncParsableCommand {
             || $0 == remote.path.rawValue.split(separator: "/").last.map(String.init)
         }
       }
-      guard chosen.count == Set(collection).count else {
-        complain("keychainctl: not every collection named was found")
+      let missing = collection.filter { name in
+        !chosen.contains {
+          name == $0.label || name == $0.path.rawValue.split(separator: "/").last.map(String.init)
+        }
+      }
+      guard missing.isEmpty else {
+        complain("keychainctl: no collection " + missing.map { "'\($0)'" }.joined(separator: ", "))
         throw Exit.failure
       }
     }

@@ -242,7 +242,9 @@ enum ImportReport {
     }
     if files.isEmpty { Swift.print("nothing to import") }
     for file in files {
-      var line = "\(file.file) → \(file.collection): \(file.status)"
+      // A file that failed before its collection was known has none to name.
+      var line = file.collection.isEmpty ? file.file : "\(file.file) → \(file.collection)"
+      line += ": \(file.status)"
       if dryRun, file.status == "imported" { line += " (dry run: nothing written)" }
       if file.status == "imported" { line += ": " + file.summary }
       if let reason = file.reason { line += " (\(reason))" }

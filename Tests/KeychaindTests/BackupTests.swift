@@ -65,6 +65,11 @@ struct BackupTests {
       stdin: Self.passphrase)
     #expect(exported.status == 0, "\(exported.stderr)")
     #expect(exported.stdout.contains("wrote 5 item(s) of 2 collection(s)"), "\(exported.stdout)")
+    let misnamed = try runCommand(
+      Self.ctl, ["export", "--output", file + ".2", "login", "nonesuch"],
+      environment: source.environment, stdin: Self.passphrase)
+    #expect(misnamed.stderr == "keychainctl: no collection 'nonesuch'\n", "\(misnamed.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: file + ".2"))
     let attributes = try FileManager.default.attributesOfItem(atPath: file)
     #expect((attributes[.posixPermissions] as? Int) == 0o600)
     let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
