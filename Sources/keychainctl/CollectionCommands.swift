@@ -250,7 +250,9 @@ func offeringPasswordStdin<T>(_ arguments: [String], _ body: () async throws -> 
 
 /// `word` as a shell reads it back: in single quotes unless it holds only plain characters.
 func shellWord(_ word: String) -> String {
-  let plain = word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./:@=".contains($0)) }
+  let plain = word.allSatisfy {
+    $0.isASCII && ($0.isLetter || $0.isNumber || "-_./:@=".contains($0))
+  }
   guard !plain || word.isEmpty else { return word }
   return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }
