@@ -23,7 +23,7 @@ import Testing
     ] {
       let error = refusal.error
       #expect(error.name == .accessDenied)
-      #expect(error.message.hasPrefix("Mail ") || error.message.contains("which Mail may not"))
+      #expect(error.message.hasPrefix("“Mail” ") || error.message.contains("which “Mail” may not"))
       #expect(error.message.contains(allow), "\(error.message)")
     }
     let group = AccessRefusal.notMember(Self.mail, group: "group:mailers").error
@@ -34,7 +34,7 @@ import Testing
   @Test func aReadOfSeveralItemsSaysSoAndNamesEach() {
     let other = "/org/freedesktop/secrets/collection/login/8"
     let error = AccessRefusal.readWithoutDisplay(Self.mail, items: [Self.item, other]).error
-    #expect(error.message.hasPrefix("Mail may not read these items and there is no display"))
+    #expect(error.message.hasPrefix("“Mail” may not read these items and there is no display"))
     #expect(error.message.contains(Self.item) && error.message.contains(other))
   }
 
