@@ -29,7 +29,7 @@ struct Doctor: AsyncParsableCommand {
       something does (each problem says what to change).
       """)
 
-  @Option(name: .customLong("pam-dir"), help: "Where the PAM files are (default: /etc/pam.d).")
+  @Option(name: .customLong("pam-dir"), help: "Where the PAM files are.")
   var pamDirectory = "/etc/pam.d"
 
   @Flag(help: "Print JSON.") var json = false

@@ -6,6 +6,7 @@
 
 import ArgumentParser
 import Foundation
+import SecretServiceProtocol
 
 /// keychainctl's command line, for the program's entry point (`Sources/KeychainMain`).
 public enum KeychainctlProgram {
@@ -22,6 +23,7 @@ struct Keychainctl: AsyncParsableCommand {
       45 duplicate item (the security(1) verbs, as security(1) has them); 64 bad usage; \
       69 no Secret Service provider is reachable.
       """,
+    version: Release.version,
     subcommands: [
       Store.self, Lookup.self, Search.self, Clear.self, Lock.self, Unlock.self,
       AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,

@@ -56,7 +56,7 @@ struct Store: AsyncParsableCommand {
     abstract: "Store a secret (read from the terminal or standard input) with attributes.")
 
   @Option(help: "The item's label.") var label: String
-  @Option(help: "The collection: its object path, an alias's, or its label (default: default).")
+  @Option(help: "The collection: a path, an alias's path or a label (default: the default one).")
   var collection: String?
   @OptionGroup var attributes: AttributePairs
 

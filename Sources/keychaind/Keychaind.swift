@@ -47,10 +47,10 @@ struct Keychaind: AsyncParsableCommand {
     commandName: "keychaind",
     abstract: "A Secret Service provider: owns org.freedesktop.secrets on the session bus.",
     discussion: """
-      Runs in the foreground. With no session bus (DBUS_SESSION_BUS_ADDRESS unset) it starts a
+      Runs in the foreground. With no session bus (DBUS_SESSION_BUS_ADDRESS unset) it starts a \
       private dbus-daemon that ends with it, and prints its address for clients.
       """,
-    version: "0.1.0")
+    version: Release.version)
 
   @Option(
     name: .customLong("data-dir"),
@@ -68,7 +68,7 @@ struct Keychaind: AsyncParsableCommand {
     help: ArgumentHelp(
       "Create the login collection with a password, or unlock it.",
       discussion:
-        "The password is typed without echo at a terminal, or read from standard input until its end."
+        "The password is typed without echo at a terminal (twice when it makes the login collection), or read from standard input until its end."
     ))
   var unlock = false
 

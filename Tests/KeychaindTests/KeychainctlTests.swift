@@ -237,6 +237,12 @@ import Testing
       #expect(listed, "--help lists \(verb)")
     }
     #expect(help.stdout.contains("44 no such item"))
+    // Both programs name the same release.
+    let versions = try [Self.keychainctl, Binaries.keychaind].map {
+      try runCommand($0, ["--version"])
+    }
+    #expect(versions.map(\.status) == [0, 0], "\(versions.map(\.stderr))")
+    #expect(versions[0].stdout == versions[1].stdout && versions[0].stdout.hasPrefix("0."))
     let store = try runCommand(Self.keychainctl, ["help", "store"])
     #expect(store.stdout.contains("USAGE: keychainctl store --label <label>"))
     // The committed completions are what the command definitions generate (`make docs`).

@@ -163,7 +163,7 @@ _keychainctl() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(-h --help)
+    local -a non_repeating_flags=(--version -h --help)
     local -a repeating_options=()
     local -a non_repeating_options=()
     __keychainctl_offer_flags_options 0
@@ -186,7 +186,7 @@ _keychainctl() {
 
 _keychainctl_store() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=(--label --collection)
     __keychainctl_offer_flags_options -1
@@ -204,7 +204,7 @@ _keychainctl_store() {
 
 _keychainctl_lookup() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options -1
@@ -212,7 +212,7 @@ _keychainctl_lookup() {
 
 _keychainctl_search() {
     repeating_flags=()
-    non_repeating_flags=(--all --unlock --json -h --help)
+    non_repeating_flags=(--all --unlock --json --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options -1
@@ -220,7 +220,7 @@ _keychainctl_search() {
 
 _keychainctl_clear() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options -1
@@ -228,7 +228,7 @@ _keychainctl_clear() {
 
 _keychainctl_lock() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=(--collection)
     __keychainctl_offer_flags_options 0
@@ -243,7 +243,7 @@ _keychainctl_lock() {
 
 _keychainctl_unlock() {
     repeating_flags=()
-    non_repeating_flags=(--password-stdin --recovery --tpm2 --fido2 --with-pin --with-fido2-pin -h --help)
+    non_repeating_flags=(--password-stdin --recovery --tpm2 --fido2 --with-pin --with-fido2-pin --version -h --help)
     repeating_options=()
     non_repeating_options=(--collection)
     __keychainctl_offer_flags_options 0
@@ -258,7 +258,7 @@ _keychainctl_unlock() {
 
 _keychainctl_add-generic-password() {
     repeating_flags=()
-    non_repeating_flags=(-U -h --help)
+    non_repeating_flags=(-U --version -h --help)
     repeating_options=()
     non_repeating_options=(-a -s -l -r -P -p -w)
     __keychainctl_offer_flags_options 0
@@ -291,7 +291,7 @@ _keychainctl_add-generic-password() {
 
 _keychainctl_find-generic-password() {
     repeating_flags=()
-    non_repeating_flags=(-w --json -h --help)
+    non_repeating_flags=(-w --json --version -h --help)
     repeating_options=()
     non_repeating_options=(-a -s -l -r -P -p)
     __keychainctl_offer_flags_options 0
@@ -321,7 +321,7 @@ _keychainctl_find-generic-password() {
 
 _keychainctl_delete-generic-password() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=(-a -s -l -r -P -p)
     __keychainctl_offer_flags_options 0
@@ -351,7 +351,7 @@ _keychainctl_delete-generic-password() {
 
 _keychainctl_add-internet-password() {
     repeating_flags=()
-    non_repeating_flags=(-U -h --help)
+    non_repeating_flags=(-U --version -h --help)
     repeating_options=()
     non_repeating_options=(-a -s -l -r -P -p -w)
     __keychainctl_offer_flags_options 0
@@ -384,7 +384,7 @@ _keychainctl_add-internet-password() {
 
 _keychainctl_find-internet-password() {
     repeating_flags=()
-    non_repeating_flags=(-w --json -h --help)
+    non_repeating_flags=(-w --json --version -h --help)
     repeating_options=()
     non_repeating_options=(-a -s -l -r -P -p)
     __keychainctl_offer_flags_options 0
@@ -414,7 +414,7 @@ _keychainctl_find-internet-password() {
 
 _keychainctl_delete-internet-password() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=(-a -s -l -r -P -p)
     __keychainctl_offer_flags_options 0
@@ -444,7 +444,7 @@ _keychainctl_delete-internet-password() {
 
 _keychainctl_list() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 0
@@ -452,7 +452,7 @@ _keychainctl_list() {
 
 _keychainctl_create() {
     repeating_flags=()
-    non_repeating_flags=(--password-stdin -h --help)
+    non_repeating_flags=(--password-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--alias)
     __keychainctl_offer_flags_options 1
@@ -467,7 +467,7 @@ _keychainctl_create() {
 
 _keychainctl_delete() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 1
@@ -475,7 +475,7 @@ _keychainctl_delete() {
 
 _keychainctl_set-default() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 1
@@ -483,7 +483,7 @@ _keychainctl_set-default() {
 
 _keychainctl_passwd() {
     repeating_flags=()
-    non_repeating_flags=(--password-stdin --recovery -h --help)
+    non_repeating_flags=(--password-stdin --recovery --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 1
@@ -491,7 +491,7 @@ _keychainctl_passwd() {
 
 _keychainctl_status() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 0
@@ -499,7 +499,7 @@ _keychainctl_status() {
 
 _keychainctl_check() {
     repeating_flags=()
-    non_repeating_flags=(--password-stdin --json -h --help)
+    non_repeating_flags=(--password-stdin --json --version -h --help)
     repeating_options=()
     non_repeating_options=(--data-dir)
     __keychainctl_offer_flags_options 0
@@ -514,7 +514,7 @@ _keychainctl_check() {
 
 _keychainctl_import() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 0
@@ -537,7 +537,7 @@ _keychainctl_import() {
 
 _keychainctl_import_gnome-keyring() {
     repeating_flags=()
-    non_repeating_flags=(--dry-run --password-stdin --json -h --help)
+    non_repeating_flags=(--dry-run --password-stdin --json --version -h --help)
     repeating_options=()
     non_repeating_options=(--dir)
     __keychainctl_offer_flags_options 0
@@ -552,7 +552,7 @@ _keychainctl_import_gnome-keyring() {
 
 _keychainctl_import_oo7() {
     repeating_flags=()
-    non_repeating_flags=(--dry-run --password-stdin --json -h --help)
+    non_repeating_flags=(--dry-run --password-stdin --json --version -h --help)
     repeating_options=()
     non_repeating_options=(--dir)
     __keychainctl_offer_flags_options 0
@@ -567,7 +567,7 @@ _keychainctl_import_oo7() {
 
 _keychainctl_import_kwallet() {
     repeating_flags=()
-    non_repeating_flags=(--dry-run --password-stdin --json -h --help)
+    non_repeating_flags=(--dry-run --password-stdin --json --version -h --help)
     repeating_options=()
     non_repeating_options=(--dir)
     __keychainctl_offer_flags_options 0
@@ -582,7 +582,7 @@ _keychainctl_import_kwallet() {
 
 _keychainctl_import_backup() {
     repeating_flags=()
-    non_repeating_flags=(--dry-run --json -h --help)
+    non_repeating_flags=(--dry-run --json --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 1
@@ -590,7 +590,7 @@ _keychainctl_import_backup() {
 
 _keychainctl_export() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=(--collection)
     non_repeating_options=(--output -o --format)
     __keychainctl_offer_flags_options -1
@@ -612,7 +612,7 @@ _keychainctl_export() {
 
 _keychainctl_doctor() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=(--pam-dir)
     __keychainctl_offer_flags_options 0
@@ -627,7 +627,7 @@ _keychainctl_doctor() {
 
 _keychainctl_pam-unlock() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=(--socket)
     __keychainctl_offer_flags_options 0
@@ -642,7 +642,7 @@ _keychainctl_pam-unlock() {
 
 _keychainctl_lock-policy() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options -1
@@ -650,7 +650,7 @@ _keychainctl_lock-policy() {
 
 _keychainctl_access() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 0
@@ -673,7 +673,7 @@ _keychainctl_access() {
 
 _keychainctl_access_whoami() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 0
@@ -681,7 +681,7 @@ _keychainctl_access_whoami() {
 
 _keychainctl_access_list() {
     repeating_flags=()
-    non_repeating_flags=(--json --paths -h --help)
+    non_repeating_flags=(--json --paths --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 0
@@ -689,7 +689,7 @@ _keychainctl_access_list() {
 
 _keychainctl_access_allow() {
     repeating_flags=()
-    non_repeating_flags=(--password-stdin -h --help)
+    non_repeating_flags=(--password-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--app --unit --credential)
     __keychainctl_offer_flags_options -1
@@ -710,7 +710,7 @@ _keychainctl_access_allow() {
 
 _keychainctl_access_revoke() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=(--app)
     __keychainctl_offer_flags_options -1
@@ -725,7 +725,7 @@ _keychainctl_access_revoke() {
 
 _keychainctl_access_group() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 0
@@ -748,7 +748,7 @@ _keychainctl_access_group() {
 
 _keychainctl_access_group_add() {
     repeating_flags=()
-    non_repeating_flags=(--password-stdin -h --help)
+    non_repeating_flags=(--password-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--app)
     __keychainctl_offer_flags_options -1
@@ -763,7 +763,7 @@ _keychainctl_access_group_add() {
 
 _keychainctl_access_group_remove() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=(--app)
     __keychainctl_offer_flags_options -1
@@ -778,7 +778,7 @@ _keychainctl_access_group_remove() {
 
 _keychainctl_access_learn() {
     repeating_flags=()
-    non_repeating_flags=(--status --apply --discard --dry-run --password-stdin -h --help)
+    non_repeating_flags=(--status --apply --discard --dry-run --password-stdin --version -h --help)
     repeating_options=(--except)
     non_repeating_options=(--for)
     __keychainctl_offer_flags_options 0
@@ -796,7 +796,7 @@ _keychainctl_access_learn() {
 
 _keychainctl_access_mode() {
     repeating_flags=()
-    non_repeating_flags=(--password-stdin -h --help)
+    non_repeating_flags=(--password-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 1
@@ -804,7 +804,7 @@ _keychainctl_access_mode() {
 
 _keychainctl_audit() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 0
@@ -827,7 +827,7 @@ _keychainctl_audit() {
 
 _keychainctl_audit_show() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=(--since --app)
     __keychainctl_offer_flags_options 0
@@ -845,7 +845,7 @@ _keychainctl_audit_show() {
 
 _keychainctl_audit_verify() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 0
@@ -853,7 +853,7 @@ _keychainctl_audit_verify() {
 
 _keychainctl_audit_summary() {
     repeating_flags=()
-    non_repeating_flags=(--json --paths -h --help)
+    non_repeating_flags=(--json --paths --version -h --help)
     repeating_options=()
     non_repeating_options=(--since --app)
     __keychainctl_offer_flags_options 0
@@ -871,7 +871,7 @@ _keychainctl_audit_summary() {
 
 _keychainctl_slot() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 0
@@ -894,7 +894,7 @@ _keychainctl_slot() {
 
 _keychainctl_slot_list() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=(--collection)
     __keychainctl_offer_flags_options 0
@@ -909,7 +909,7 @@ _keychainctl_slot_list() {
 
 _keychainctl_slot_add() {
     repeating_flags=()
-    non_repeating_flags=(--with-recovery-key --with-pin --with-fido2-pin --qr -h --help)
+    non_repeating_flags=(--with-recovery-key --with-pin --with-fido2-pin --qr --version -h --help)
     repeating_options=()
     non_repeating_options=(--collection --label --pcrs)
     __keychainctl_offer_flags_options 1
@@ -930,7 +930,7 @@ _keychainctl_slot_add() {
 
 _keychainctl_slot_remove() {
     repeating_flags=()
-    non_repeating_flags=(--with-recovery-key -h --help)
+    non_repeating_flags=(--with-recovery-key --version -h --help)
     repeating_options=()
     non_repeating_options=(--collection)
     __keychainctl_offer_flags_options 1
@@ -945,7 +945,7 @@ _keychainctl_slot_remove() {
 
 _keychainctl_slot_test() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=(--collection)
     __keychainctl_offer_flags_options 1
@@ -960,7 +960,7 @@ _keychainctl_slot_test() {
 
 _keychainctl_exec() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=(--env --file)
     non_repeating_options=()
     __keychainctl_offer_flags_options -1
@@ -978,7 +978,7 @@ _keychainctl_exec() {
 
 _keychainctl_share() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 0
@@ -1001,7 +1001,7 @@ _keychainctl_share() {
 
 _keychainctl_share_create() {
     repeating_flags=()
-    non_repeating_flags=(--read-only -h --help)
+    non_repeating_flags=(--read-only --version -h --help)
     repeating_options=(--items)
     non_repeating_options=(--ttl --label)
     __keychainctl_offer_flags_options 0
@@ -1022,7 +1022,7 @@ _keychainctl_share_create() {
 
 _keychainctl_share_list() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 0
@@ -1030,14 +1030,18 @@ _keychainctl_share_list() {
 
 _keychainctl_share_revoke() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
     __keychainctl_offer_flags_options 1
 }
 
 _keychainctl_help() {
-    :
+    repeating_flags=()
+    non_repeating_flags=(--version)
+    repeating_options=()
+    non_repeating_options=()
+    __keychainctl_offer_flags_options -1
 }
 
 complete -o filenames -F _keychainctl keychainctl
