@@ -198,13 +198,21 @@ final class Pinentry: @unchecked Sendable {
   }
 
   /// `ERR <code> <text>`: gpg-error codes 99 (cancelled), 198 (fully cancelled) and 62
-  /// (timeout) in the low 16 bits mean the user closed the dialog. Any other failure keeps
-  /// its code first, then the text.
+  /// (timeout) in the low 16 bits mean the user closed the dialog. Any other failure is said
+  /// in words, its code after them, without the source tag gpg-error appends (`<Pinentry>`).
   static func error(_ line: String) -> PinentryError {
     let fields = line.split(separator: " ", maxSplits: 2)
     let code = fields.count > 1 ? UInt32(fields[1]) ?? 0 : 0
     if [99, 198, 62].contains(code & 0xFFFF) { return .cancelled }
-    return .failed(fields.dropFirst().joined(separator: " "))
+    // ENOTTY: a curses or tty pinentry started with no display, and no terminal to use.
+    if code & 0xFFFF == 32870 {
+      return .failed("it found no display and no terminal to show the dialog on")
+    }
+    var text = fields.count > 2 ? String(fields[2]) : ""
+    if text.hasSuffix(">"), let tag = text.range(of: " <", options: .backwards) {
+      text = String(text[..<tag.lowerBound])
+    }
+    return .failed("\(text.isEmpty ? "an error" : text) (code \(code))")
   }
 
   /// Percent-decodes input[from..<to] into `data` from `offset`; returns the new length.
