@@ -2,8 +2,9 @@
 //
 // Attribute search without plaintext. Each (name, value) pair of an item is indexed as the first
 // 16 bytes of HMAC-SHA256(index key, name NUL value). A search probes how common each of its
-// pairs is (counting at most 2, then 257), walks the item ids of the rarest one, and keeps those that
-// have every other pair: an exact search with one hit costs a few B-tree lookups at any size.
+// pairs is (counting at most 2, then 16, then 257), walks the item ids of the rarest one, and
+// keeps those that have every other pair: an exact search with one hit costs a few B-tree
+// lookups at any size.
 
 import Foundation
 import GRDB
@@ -47,13 +48,16 @@ extension KeychainStore {
         .map { ItemID(collection: $0[1], id: $0[0]) }
     }
     // Probe each pair to 2 first: a pair no item has ends the search, and an exact lookup
-    // usually has a pair only one item has, which then drives it. Only when every pair is
-    // shared are they counted further (to 257) to walk the rarest.
+    // usually has a pair only one item has, which then drives it. When every pair is shared,
+    // they are counted further, to 16, then to 257, until one stays under the limit: that
+    // one is the rarest, and a pair every item has (`xdg:schema`) is not counted to 257 when
+    // another is rare.
     let unique = Array(Set(digests))
-    var counted = Array(zip(unique, try itemCounts(unique, limit: 2, db)))
-    if counted.contains(where: { $0.1 == 0 }) { return [] }
-    if !counted.contains(where: { $0.1 == 1 }) {
-      counted = Array(zip(unique, try itemCounts(unique, limit: 257, db)))
+    var counted: [(Data, Int)] = []
+    for limit in Self.probeLimits {
+      counted = Array(zip(unique, try itemCounts(unique, limit: limit, db)))
+      if counted.contains(where: { $0.1 == 0 }) { return [] }
+      if counted.contains(where: { $0.1 < limit }) { break }
     }
     counted.sort { $0.1 < $1.1 }
     let others = counted.dropFirst().map(\.0)
@@ -75,6 +79,9 @@ extension KeychainStore {
     }
     return found
   }
+
+  /// The counts a search probes its pairs to, one after the other (see `matching`).
+  static let probeLimits = [2, 16, 257]
 
   /// How many items have each pair of `digests`, counting at most `limit`: one statement for
   /// all of them (its text depends only on how many there are, so it is prepared once).
