@@ -45,6 +45,8 @@ public final class KeychainStore: Sendable {
   let persistent: DatabaseQueue
   /// Every write to the file goes through it: one sync per batch of concurrent writes.
   let writer: GroupCommit
+  /// Holds writes while the file's pages are checked, and refuses them if damaged.
+  let writeGate = WriteGate()
   /// One read-only connection to the same file: it checks the store before anything writes,
   /// and then serves single lookups (see `lookup`).
   let lookupReader: DatabaseQueue
@@ -124,7 +126,8 @@ public final class KeychainStore: Sendable {
       checkpoints.cancel()
       ledger.close()
     }
-    try checkpoints.now()
+    // A file found damaged is left as it was found.
+    if !writeGate.refuses { try checkpoints.now() }
     try lookupReader.close()
     try persistent.close()
   }
@@ -133,7 +136,7 @@ public final class KeychainStore: Sendable {
   /// as happens by itself a moment after each burst of writes; the database file alone then
   /// holds the whole store.
   public func checkpoint() throws {
-    try checkpoints.now()
+    if !writeGate.refuses { try checkpoints.now() }
   }
 
   // MARK: Backends
@@ -178,6 +181,7 @@ public final class KeychainStore: Sendable {
   /// Runs `change` in a durable transaction of the file, through the group commit, and reports
   /// a full file system as `noSpace`.
   func commit<T>(_ change: (Database) throws -> T) throws -> T {
+    try writeGate.waitUntilOpen()
     defer { searches.invalidate() }
     do {
       let result = try writer.commit(change)

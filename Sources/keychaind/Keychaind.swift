@@ -175,6 +175,18 @@ struct DaemonStart {
     let directory =
       dataDirectory ?? configuration.dataDirectory ?? Self.defaultDataDirectory(environment)
     let store = try Self.openStore(directory, logger)
+    // Damage the file-level checks cannot see (a page inside the file): found beside the rest
+    // of start-up, named, and from then on nothing is written to the file (see `WriteGate`).
+    // Writes wait for it from here: it starts at once, as what follows may write.
+    store.holdWritesUntilChecked()
+    let startupCheck = Task {
+      let problems = await Blocking.run { store.checkBeforeWriting() }
+      if !problems.isEmpty {
+        logger.critical(
+          "SQLite's quick_check finds \(directory)/keychain.db damaged (\(problems.prefix(3).joined(separator: "; "))): keychaind reads it but writes nothing to it; export what it can read (keychainctl export), then restore a backup; run \(KeychainctlCommand.check) for details"
+        )
+      }
+    }
 
     let pinentry = configuration.pinentryProgram(environment)
     logger.debug("password prompts through \(pinentry ?? "nothing (turned off)")")
@@ -213,14 +225,6 @@ struct DaemonStart {
     logger.info("serving org.freedesktop.secrets from \(directory)")
     if configuration.kwallet {
       await KWalletNames.take(daemon, connection, replace: replace, logger)
-    }
-    // Damage the file-level checks cannot see (a page inside the file): found at start, named.
-    let startupCheck = Task {
-      if let problems = try? await Blocking.run({ try store.quickCheck() }), !problems.isEmpty {
-        logger.error(
-          "SQLite's quick_check finds \(directory)/keychain.db damaged (\(problems.prefix(3).joined(separator: "; "))); run \(KeychainctlCommand.check) for details"
-        )
-      }
     }
     if let password {
       // gnome-keyring's items are imported before the first call is answered.

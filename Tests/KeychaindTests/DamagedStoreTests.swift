@@ -130,6 +130,33 @@ import Testing
     #expect(daemon.storeSnapshot()["keychain.db"] == before["keychain.db"])
   }
 
+  /// Damage inside a page, which the checks before start-up cannot see, is found by the one
+  /// that runs beside it: keychaind then writes nothing (the write is refused, saying why), and
+  /// once it stops the files are as it found them.
+  @Test func aDamagedPageIsReadButNeverWritten() async throws {
+    let daemon = try await store(items: 60, cleanly: true)
+    let file = daemon.storeFile("keychain.db")
+    let bytes = try #require(FileManager.default.contents(atPath: file))
+    let middle = bytes.count / 2
+    try overwrite(file, at: UInt64(middle), with: bytes[middle..<middle + 64].map { $0 ^ 0xFF })
+    try #require(try check(daemon).status == 1, "not damage that quick_check finds")
+    let before = daemon.storeSnapshot()
+    try await daemon.start()
+    for _ in 0..<500 where !daemon.log.contains("quick_check finds") {  // a bound
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    #expect(daemon.log.contains("keychaind reads it but writes nothing to it"), "\(daemon.log)")
+    let stored = try daemon.run(
+      "secret-tool", ["store", "--label=new", "damage", "new"], stdin: Array("new".utf8))
+    #expect(stored.status != 0)
+    #expect(stored.stderr.contains("writes nothing to it"), "\(stored.stderr)")
+    #expect(daemon.terminate() == 0)
+    let after = daemon.storeSnapshot()
+    for name in ["keychain.db", "index.key", "keychain.ledger"] {
+      #expect(after[name] == before[name], "\(name) changed")
+    }
+  }
+
   /// An item the search index lost is found again once keychaind unlocks its collection.
   @Test func aDamagedSearchIndexIsRebuiltAtUnlock() async throws {
     let daemon = try await store(cleanly: true)
