@@ -11,9 +11,11 @@ import SecretServiceProtocol
 import Synchronization
 
 package final class SessionTable: Sendable {
-  /// The most sessions one connection may hold open: a client needs one (libsecret,
-  /// SecretStorage) or a few; without a bound, one client could fill the daemon's memory.
-  static let maximumPerConnection = 128
+  /// The most sessions one connection may hold open, a bound on a runaway client (each takes
+  /// about 0.6 KiB). libsecret needs one, but SecretStorage 3.3 (Debian 12's) opens one per
+  /// item whose secret it reads and never closes them: a script reading a whole keyring holds
+  /// as many as it has items, which gnome-keyring allows without a bound.
+  static let maximumPerConnection = 4096
 
   private struct Session {
     let owner: BusName

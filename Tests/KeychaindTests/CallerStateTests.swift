@@ -43,10 +43,10 @@ extension CallerStateTests {
     let harness = try await ServiceFixture(depth)
     let greedy = try await harness.newCaller()
     var sessions: [ObjectPath] = []
-    for _ in 0..<128 { sessions.append(try await harness.openSession(from: greedy)) }
+    for _ in 0..<4096 { sessions.append(try await harness.openSession(from: greedy)) }
     do {
       _ = try await harness.openSession(from: greedy)
-      Issue.record("a 129th session was opened")
+      Issue.record("a 4097th session was opened")
     } catch let error as DBusError {
       #expect(error.name == .limitsExceeded)
     }

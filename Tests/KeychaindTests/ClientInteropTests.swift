@@ -45,6 +45,30 @@ private let secretStorageScript = """
     #expect(result.stdout.hasPrefix("OK"))
   }
 
+  /// SecretStorage 3.3 opens a session for each item whose secret it reads, on the script's
+  /// one connection: reading 300 takes 300 sessions, on gnome-keyring as on keychaind.
+  @Test func aScriptReadsHundredsOfSecretsOnOneConnection() async throws {
+    let script = """
+      import secretstorage
+      conn = secretstorage.dbus_init()
+      coll = secretstorage.get_default_collection(conn)
+      for n in range(300):
+          coll.create_item(f"many {n}", {"app": "many", "n": str(n)}, f"secret {n}".encode())
+      secrets = {i.get_attributes()["n"]: i.get_secret() for i in coll.search_items({"app": "many"})}
+      assert secrets == {str(n): f"secret {n}".encode() for n in range(300)}, len(secrets)
+      print("OK")
+      """
+    let daemon = try await DaemonProcess()
+    let ours = try daemon.run("/usr/bin/python3", ["-c", script])
+    #expect(ours.stdout == "OK\n", "\(ours.stderr)")
+    if GnomeKeyring.executable != nil {
+      let gnome = try await GnomeKeyring()
+      let theirs = try runCommand(
+        "/usr/bin/python3", ["-c", script], environment: gnome.environment)
+      #expect(theirs.stdout == "OK\n", "gnome-keyring: \(theirs.stderr)")
+    }
+  }
+
   @Test func pythonKeyringStoresAndReads() async throws {
     let daemon = try await DaemonProcess()
     let script = """
