@@ -28,8 +28,9 @@ struct PamUnlock: ParsableCommand {
       the password from standard input, and as PAM_USER (it leaves root's privileges first) \
       sends it to keychaind's control socket, /run/user/UID/keyring/control, which \
       keychaind-control.socket listens on. Outside the auth stage it does nothing. The password \
-      is never put in an argument, the environment or a log. Exit codes: 0 unlocked (or \
-      nothing to do); 1 refused or no keychaind; 2 bad invocation.
+      is never put in an argument, the environment or a log. A login that gave no password \
+      unlocks nothing. Exit codes: 0 unlocked (or nothing to do); 1 refused or no keychaind; 2 \
+      bad invocation.
       """)
 
   @Option(help: "The control socket (default: /run/user/UID/keyring/control).")
@@ -54,6 +55,13 @@ struct PamUnlock: ParsableCommand {
     } catch {
       complain("keychainctl pam-unlock: cannot read the password: \(error)")
       throw Exit.failure
+    }
+    // A login without a password (a fingerprint, a smart card, a module that keeps none) gives
+    // nothing: that is not the keyring's password, and would make an empty one for a new
+    // login keyring. pam_gnome_keyring sends nothing then either.
+    guard password.count > 0 else {
+      complain("keychainctl pam-unlock: PAM gave no password: nothing unlocked")
+      return
     }
     // Become the user, as pam_gnome_keyring's client does: the socket and keychaind are theirs.
     if getuid() != uid {
