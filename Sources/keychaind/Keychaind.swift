@@ -127,7 +127,7 @@ struct DaemonStart {
     let logger = Logger(label: "keychaind")
     // Read before anything else, so that a terminal prompt comes first (and Ctrl-C there
     // still simply ends the process).
-    let password = unlock ? try LoginUnlock.readPassword() : nil
+    let password = unlock ? try LoginUnlock.readPassword(logger: logger) : nil
     // Then: a SIGTERM that arrives while the daemon is still starting (after it took the bus
     // name, say) must end it cleanly, not by the default action.
     let lifetime = Lifetime()
@@ -170,10 +170,15 @@ struct DaemonStart {
       logger.critical("cannot connect to the session bus at \(address): \(error.message)")
       throw ExitCode(3)
     }
-    // Nothing is opened, created or unlocked while another provider holds the name.
-    try await Self.makeRoom(connection, replace: replace, environment, logger)
     let directory =
       dataDirectory ?? configuration.dataDirectory ?? Self.defaultDataDirectory(environment)
+    // A password that makes a new store's login keyring is confirmed before another provider
+    // is asked to quit for it (--replace): a typo must not leave the user with neither.
+    let confirmed =
+      password != nil && !FileManager.default.fileExists(atPath: directory + "/keychain.db")
+    if let password, confirmed { try LoginUnlock.confirmNew(password, logger: logger) }
+    // Nothing is opened, created or unlocked while another provider holds the name.
+    try await Self.makeRoom(connection, replace: replace, environment, logger)
     let store = try Self.openStore(directory, logger)
     // Damage the file-level checks cannot see (a page inside the file): found beside the rest
     // of start-up, named, and from then on nothing is written to the file (see `WriteGate`).
@@ -229,7 +234,9 @@ struct DaemonStart {
     if let password {
       // gnome-keyring's items are imported before the first call is answered.
       let unlocker = daemon.unlocker
-      try await Blocking.run { try LoginUnlock.run(unlocker, password: password, logger: logger) }
+      try await Blocking.run {
+        try LoginUnlock.run(unlocker, password: password, confirmed: confirmed, logger: logger)
+      }
       daemon.answerCalls()
       daemon.collectionsUnlocked(try store.collections().map(\.name).filter { !store.isLocked($0) })
     }

@@ -47,33 +47,45 @@ enum LoginUnlock {
 
   /// The password: typed without echo after a `Password:` prompt at a terminal (one line), or
   /// all of a pipe, one trailing newline dropped. It goes from the descriptor into locked,
-  /// wiped memory, never through an ordinary buffer.
-  static func readPassword() throws -> SecureBytes {
+  /// wiped memory, never through an ordinary buffer. Exit status 2 when it cannot be read.
+  static func readPassword(prompt: String = "Password: ", logger: Logger) throws -> SecureBytes {
     do {
       return try SecretReader.read(
-        prompt: "Password: ", maximumLength: maximumLength, trailing: .oneNewline)
+        prompt: prompt, maximumLength: maximumLength, trailing: .oneNewline)
     } catch .tooLong(let maximum) {
-      throw ValidationError("the password on standard input is longer than \(maximum) bytes")
+      logger.critical("the password on standard input is longer than \(maximum) bytes")
+    } catch .unreadable(let error) where SecretReader.isTerminal() {
+      // EIO: the shell put keychaind in the background (`&`), where it may not read.
+      logger.critical(
+        "cannot read the password from the terminal (\(error)): a command in the background (&) cannot read it; run keychaind --unlock in the foreground, or give the password on standard input"
+      )
     } catch .unreadable(let error) {
-      throw ValidationError("cannot read the password from standard input: \(error)")
+      logger.critical("cannot read the password from standard input: \(error)")
+    }
+    throw ExitCode(2)
+  }
+
+  /// At a terminal, a password that is to make the login keyring is typed twice, as `passwd`
+  /// asks for a new one: a typo would otherwise become the keyring's password. Exit status 2
+  /// when the two differ; nothing was made, and (with --replace) nothing asked to quit.
+  static func confirmNew(_ password: SecureBytes, logger: Logger) throws {
+    guard SecretReader.isTerminal() else { return }
+    let again = try readPassword(
+      prompt: "This makes your login keyring. The password again: ", logger: logger)
+    guard again == password else {
+      logger.critical("the passwords do not match: no login keyring was made")
+      throw ExitCode(2)
     }
   }
 
   /// Creates the login collection with `password`, or unlocks it, and brings over what the
   /// password opens of gnome-keyring's (see `Unlocker.openLogin`). Exit status 5 for a
-  /// password that does not unlock it. A password typed at a terminal for a login collection
-  /// that does not exist yet is asked again first, as `passwd` asks for a new one: a typo
-  /// would otherwise become the keyring's password (exit status 2 when they differ).
-  static func run(_ unlocker: Unlocker, password: SecureBytes, logger: Logger) throws {
-    if SecretReader.isTerminal(), try !unlocker.hasLogin() {
-      let again = try SecretReader.read(
-        prompt: "This makes your login keyring. The password again: ",
-        maximumLength: maximumLength, trailing: .oneNewline)
-      guard again == password else {
-        logger.critical("the passwords do not match: no login keyring was made")
-        throw ExitCode(2)
-      }
-    }
+  /// password that does not unlock it. A login collection to be made is confirmed first
+  /// (`confirmNew`), unless `confirmed` says that was done.
+  static func run(
+    _ unlocker: Unlocker, password: SecureBytes, confirmed: Bool, logger: Logger
+  ) throws {
+    if !confirmed, try !unlocker.hasLogin() { try confirmNew(password, logger: logger) }
     do {
       _ = try unlocker.openLogin(with: password, route: UnlockRecord.Route.commandLine)
     } catch StoreError.wrongPassword {
