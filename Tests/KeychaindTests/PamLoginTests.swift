@@ -119,7 +119,8 @@ struct PamLoginTests {
       """
     try Data(stack.utf8).write(to: URL(fileURLWithPath: services + "/keychaind-exec"))
     // A login that left no password (a fingerprint) makes no login keyring with an empty one.
-    let none = try Self.pamtester(daemon, services, ["authenticate"], [:], service: "keychaind-exec")
+    let none = try Self.pamtester(
+      daemon, services, ["authenticate"], [:], service: "keychaind-exec")
     #expect(none.status == 0, "\(none.stderr)")
     #expect(try Self.loginLocked(daemon) == nil, "\(daemon.log)")
     let first = try Self.pamtester(
