@@ -86,6 +86,10 @@ public final class KeychainStore: Sendable {
     let path = directory + "/" + StoreFiles.databaseName
     for suffix in ["", "-wal", "-shm"] { try StoreFiles.checkPrivate(path + suffix) }
     try StoreFiles.checkPrivate(directory + "/" + CommitLedger.fileName)
+    try StoreFiles.checkWritable(directory, directory: true)
+    for file in [path, path + "-wal", path + "-shm", directory + "/" + CommitLedger.fileName] {
+      try StoreFiles.checkWritable(file)
+    }
     self.directory = directory
     self.kdf = kdf
     self.now = now

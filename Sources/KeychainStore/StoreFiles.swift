@@ -19,7 +19,8 @@ enum StoreFiles {
     var info = stat()
     if stat(directory, &info) != 0 {
       guard errno == ENOENT else {
-        throw StoreError.invalid("cannot read \(directory): errno \(errno)")
+        throw StoreError.invalid(
+          "cannot read \(directory): \(String(cString: strerror(errno)))")
       }
       try FileManager.default.createDirectory(
         atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
@@ -38,6 +39,22 @@ enum StoreFiles {
     }
     let mode = UInt32(status.st_mode) & 0o777
     guard mode & 0o077 == 0 else { throw StoreError.unsafePermissions(path: path, mode: mode) }
+  }
+
+  /// Refuses a store keychaind could read but not write (a file or the directory made
+  /// read-only, a file system mounted read-only): SQLite would open it and fail every write
+  /// with an error no client can explain. `path` is skipped when it does not exist.
+  static func checkWritable(_ path: String, directory: Bool = false) throws {
+    let wanted = R_OK | W_OK | (directory ? X_OK : 0)
+    guard access(path, wanted) != 0, errno != ENOENT else { return }
+    let why = String(cString: strerror(errno))
+    var info = stat()
+    let mode = stat(path, &info) == 0 ? String(UInt32(info.st_mode) & 0o777, radix: 8) : "?"
+    throw StoreError.damaged(
+      path: path, problem: "keychaind may not write it (\(why); mode \(mode))",
+      remedy:
+        "Make it writable by you again (chmod u+rw\(directory ? "x" : "") \(path)), or remount its file system read-write if it was mounted read-only."
+    )
   }
 
   /// A database being made by a first start, renamed to `databaseName` once it is whole.

@@ -145,7 +145,7 @@ struct StoreInspection {
 
   static func read(_ path: String, limit: Int) throws(StoreError) -> [UInt8] {
     guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw .invalid("cannot read \(path): errno \(errno)")
+      throw .invalid("cannot read \(path): \(String(cString: strerror(errno)))")
     }
     defer { try? handle.close() }
     do {
@@ -158,7 +158,9 @@ struct StoreInspection {
 
   static func fileSize(_ path: String) throws(StoreError) -> Int {
     var info = stat()
-    guard stat(path, &info) == 0 else { throw .invalid("cannot read \(path): errno \(errno)") }
+    guard stat(path, &info) == 0 else {
+      throw .invalid("cannot read \(path): \(String(cString: strerror(errno)))")
+    }
     return Int(info.st_size)
   }
 
