@@ -164,6 +164,20 @@ struct Clear: AsyncParsableCommand {
   }
 }
 
+/// The collection a lock or unlock names: with --collection, or as its one argument.
+struct CollectionChoice: ParsableArguments {
+  @Option(help: "The collection's object path or label.") var collection: String?
+  @Argument(help: "The same, without --collection.") var name: String?
+
+  var chosen: String? { collection ?? name }
+
+  func validate() throws {
+    guard collection == nil || name == nil else {
+      throw ValidationError("name the collection once: as an argument or with --collection")
+    }
+  }
+}
+
 /// The collections a lock or unlock applies to: the one named, or all of them.
 func collectionPaths(_ client: SecretServiceClient, _ collection: String?) async throws
   -> [ObjectPath]
@@ -186,7 +200,8 @@ struct Lock: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Lock a collection (by path or label), or all of them.")
 
-  @Option(help: "The collection's object path or label.") var collection: String?
+  @OptionGroup var choice: CollectionChoice
+  var collection: String? { choice.chosen }
 
   func run() async throws {
     let client = try await connectedClient()
@@ -205,7 +220,8 @@ struct Unlock: AsyncParsableCommand {
       FIDO2 key (`keychainctl slot add fido2`); with both, with a slot that needs both.
       """)
 
-  @Option(help: "The collection's object path or label.") var collection: String?
+  @OptionGroup var choice: CollectionChoice
+  var collection: String? { choice.chosen }
   @Flag(help: .passwordStdin) var passwordStdin = false
   @Flag(help: "Unlock with a recovery key instead of the password.") var recovery = false
   @Flag(help: "Unlock with this machine's TPM (a tpm2 slot).") var tpm2 = false

@@ -184,6 +184,11 @@ import Testing
     #expect(try ctl(["unlock", "--password-stdin"], "vault pw\n").status == 0)
     #expect(try ctl(["lookup", "in", "vault"], "").stdout == "x")
 
+    // The collection as an argument, as passwd and delete take it.
+    #expect(try ctl(["lock", "Vault"], "").status == 0)
+    #expect(try ctl(["lookup", "in", "vault"], "").status == 1)
+    #expect(try ctl(["unlock", "Vault", "--password-stdin"], "vault pw\n").status == 0)
+    #expect(try ctl(["lock", "Vault", "--collection", "Vault"], "").status == 64)
     #expect(try ctl(["passwd", "Vault", "--password-stdin"], "nope\nnew pw\n").status == 1)
     #expect(try ctl(["passwd", "Vault", "--password-stdin"], "vault pw\n").status == 1)
     #expect(try ctl(["passwd", "Vault", "--password-stdin"], "vault pw\nnew pw\n").status == 0)

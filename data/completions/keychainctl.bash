@@ -231,7 +231,7 @@ _keychainctl_lock() {
     non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=(--collection)
-    __keychainctl_offer_flags_options 0
+    __keychainctl_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
@@ -246,7 +246,7 @@ _keychainctl_unlock() {
     non_repeating_flags=(--password-stdin --recovery --tpm2 --fido2 --with-pin --with-fido2-pin --version -h --help)
     repeating_options=()
     non_repeating_options=(--collection)
-    __keychainctl_offer_flags_options 0
+    __keychainctl_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
