@@ -61,7 +61,7 @@ public enum BackupRestore {
       }
       var record = GnomeKeyringImporter.record(source, collection: collection.name)
       record.path = source.path + "#" + collection.name
-      record.result = "\(collection.items.count) items from a backup"
+      record.result = "\(collection.items.count) item(s) from a backup"
       let report = try store.merge(
         collection.items.map {
           ImportedItem(

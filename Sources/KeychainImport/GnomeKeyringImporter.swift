@@ -149,7 +149,7 @@ public struct GnomeKeyringImporter: KeyringImporter {
     outcome.accessEntries = contents.items.reduce(0) { $0 + $1.accessEntries }
     var described = record
     described.result =
-      "\(contents.items.count) items" + (contents.encrypted ? "" : Self.unprotectedMark)
+      "\(contents.items.count) item(s)" + (contents.encrypted ? "" : Self.unprotectedMark)
     try ImportMerge.apply(
       contents.items.map(Self.imported), into: record.collection, label: contents.label,
       password: password, record: described, store: store, updating: updating, dryRun: dryRun,

@@ -154,6 +154,9 @@ public struct KWalletImporter: KeyringImporter {
     }
     outcome.items = items.count
     guard !dryRun else {
+      // Named as the real import will name it.
+      outcome.collection =
+        try existingTarget(name) ?? GnomeKeyringImporter.collectionName(forFile: "kwallet_" + name)
       outcome.status = .imported
       outcome.added = items.count
       return
@@ -176,16 +179,19 @@ public struct KWalletImporter: KeyringImporter {
 
   /// The collection `wallet` goes into: the default one for the default wallet, else the one
   /// labelled with its name, made with its password if there is none.
-  private func target(_ wallet: String, password: SecureBytes, _ outcome: inout ImportOutcome)
-    throws -> String
-  {
+  /// The collection a wallet goes into that exists already: the default one for KDE's default
+  /// wallet, else the one labelled with its name.
+  private func existingTarget(_ wallet: String) throws -> String? {
     if settings.isDefault(wallet), let collection = try store.alias("default") {
       return collection
     }
-    if let labelled = try store.collections().first(where: { !$0.isInMemory && $0.label == wallet })
-    {
-      return labelled.name
-    }
+    return try store.collections().first { !$0.isInMemory && $0.label == wallet }?.name
+  }
+
+  private func target(_ wallet: String, password: SecureBytes, _ outcome: inout ImportOutcome)
+    throws -> String
+  {
+    if let existing = try existingTarget(wallet) { return existing }
     outcome.createdCollection = true
     let name = try store.createCollection(
       name: GnomeKeyringImporter.collectionName(forFile: "kwallet_" + wallet), label: wallet,

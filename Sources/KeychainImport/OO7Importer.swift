@@ -126,7 +126,7 @@ public struct OO7Importer: KeyringImporter {
         try Self.matchingGnomeKeyring(Self.imported($0), in: collection, store)
       }
       record.result =
-        "\(items.count) items"
+        "\(items.count) item(s)"
         + (opened.contents.encrypted ? "" : GnomeKeyringImporter.unprotectedMark)
       let unopened = opened.contents.unopened
       if !unopened.isEmpty {

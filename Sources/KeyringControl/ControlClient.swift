@@ -68,8 +68,13 @@ public enum ControlClient {
   /// A socket connected to `path`, which must be this user's socket (not a link).
   private static func connected(_ path: String) throws(ControlError) -> Int32 {
     var info = stat()
-    guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK, info.st_uid == getuid()
-    else {
+    guard lstat(path, &info) == 0 else {
+      throw ControlError(
+        description:
+          "there is no control socket at \(path): neither keychaind-control.socket nor keychaind listens there"
+      )
+    }
+    guard info.st_mode & S_IFMT == S_IFSOCK, info.st_uid == getuid() else {
       throw ControlError(description: "\(path) is not a control socket of this user")
     }
     do {

@@ -44,7 +44,7 @@ public struct ImportFileReport: DBusRepresentable, Sendable {
   /// report alike.
   public var summary: String {
     var parts = [
-      "\(items) items", "\(added) added", "\(updated) updated", "\(unchanged) already there",
+      "\(items) item(s)", "\(added) added", "\(updated) updated", "\(unchanged) already there",
     ]
     let notes = [
       (renumbered, "under a new path (theirs was taken)"),

@@ -240,7 +240,7 @@ struct GnomeKeyringImportTests {
     collecting.cancel()
     await listener.close()
     #expect(
-      real.stdout.contains("login.keyring → login: imported: 5 items, 5 added"), "\(real.stdout)")
+      real.stdout.contains("login.keyring → login: imported: 5 item(s), 5 added"), "\(real.stdout)")
     let after = try Self.dump(daemon.environment)
     #expect(Self.items(after, "login").count == 5 && Self.items(after, "Work").count == 1)
     #expect(try Self.keyringFiles(gnome) == files)

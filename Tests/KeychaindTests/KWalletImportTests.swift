@@ -86,10 +86,10 @@ struct KWalletImportTests {
   }
 
   /// Each file's status in `keychainctl import --json`'s output, in file order.
-  static func statuses(_ json: String) throws -> [String] {
+  static func statuses(_ json: String, _ field: String = "status") throws -> [String] {
     let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
     let files = object?["files"] as? [[String: Any]] ?? []
-    return files.compactMap { $0["status"] as? String }
+    return files.compactMap { $0[field] as? String }
   }
 
   @Test func theLoginPasswordBringsTheWalletOverFieldForField() async throws {
@@ -131,11 +131,16 @@ struct KWalletImportTests {
     // Work has another password: it waits, and says so.
     #expect(daemon.log.contains("not imported yet: \(directory)/Work.kwl"), "\(daemon.log)")
 
-    // Given its password, it comes into a collection of its own.
+    // Given its password, it comes into a collection of its own: the one a dry run names.
+    let planned = try daemon.run(
+      Binaries.keychainctl, ["import", "kwallet", "--dry-run", "--password-stdin", "--json"],
+      stdin: Array("work-pw\n".utf8))
     let given = try daemon.run(
       Binaries.keychainctl, ["import", "kwallet", "--password-stdin", "--json"],
       stdin: Array("work-pw\n".utf8))
     #expect(given.status == 0, "\(given.stdout)\(given.stderr)")
+    let named = try Self.statuses(given.stdout, "collection")
+    #expect(try Self.statuses(planned.stdout, "collection") == named, "\(planned.stdout)")
     #expect(try Self.statuses(given.stdout) == ["imported", "unchanged"], "\(given.stdout)")
     try await Self.check("Work", try #require(held["Work"]), connection)
 

@@ -163,7 +163,7 @@ struct OO7ImportTests {
       ctl, ["import", "oo7", "--password-stdin"], stdin: Array("vault pw\n".utf8))
     #expect(real.status == 0, "\(real.stdout)\(real.stderr)")
     #expect(
-      real.stdout.contains("vault.keyring → vault: imported: 1 items, 1 added"), "\(real.stdout)")
+      real.stdout.contains("vault.keyring → vault: imported: 1 item(s), 1 added"), "\(real.stdout)")
     let imported = try Self.dump(daemon)
     #expect(Self.items(imported, "vault").first?["label"] as? String == "Deep")
     #expect(try home.files() == before)
