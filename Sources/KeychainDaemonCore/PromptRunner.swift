@@ -90,7 +90,7 @@ package final class PromptRunner: Sendable {
 
   private func report(_ error: PinentryError) {
     switch error {
-    case .cancelled:
+    case .cancelled, .notConfirmed:
       logger.debug("prompt dismissed")
     case .cannotStart(let why), .failed(let why):
       // One line, the same whether no pinentry exists or the one there cannot show a dialog

@@ -23,12 +23,15 @@ public enum PinentryError: Error, CustomStringConvertible {
   case cancelled
   /// The program failed, went away or said something outside the protocol.
   case failed(String)
+  /// The dialog's other button (`CONFIRM`'s "not OK"), which `confirm` answers as false.
+  case notConfirmed
 
   public var description: String {
     switch self {
     case .cannotStart(let why): "cannot start pinentry: \(why)"
     case .cancelled: "cancelled"
     case .failed(let why): "pinentry failed: \(why)"
+    case .notConfirmed: "not confirmed"
     }
   }
 }
@@ -108,7 +111,7 @@ final class Pinentry: @unchecked Sendable {
     do {
       _ = try readReply(into: SecureScratch(capacity: 0))
       return true
-    } catch .failed(let why) where why.hasPrefix("83886194") {
+    } catch .notConfirmed {
       return false
     }
   }
@@ -198,12 +201,14 @@ final class Pinentry: @unchecked Sendable {
   }
 
   /// `ERR <code> <text>`: gpg-error codes 99 (cancelled), 198 (fully cancelled) and 62
-  /// (timeout) in the low 16 bits mean the user closed the dialog. Any other failure is said
+  /// (timeout) in the low 16 bits mean the user closed the dialog; 114 that the other button
+  /// of a yes/no dialog was chosen. Any other failure is said
   /// in words, its code after them, without the source tag gpg-error appends (`<Pinentry>`).
   static func error(_ line: String) -> PinentryError {
     let fields = line.split(separator: " ", maxSplits: 2)
     let code = fields.count > 1 ? UInt32(fields[1]) ?? 0 : 0
     if [99, 198, 62].contains(code & 0xFFFF) { return .cancelled }
+    if code & 0xFFFF == 114 { return .notConfirmed }
     // ENOTTY: a curses or tty pinentry started with no display, and no terminal to use.
     if code & 0xFFFF == 32870 {
       return .failed("it found no display and no terminal to show the dialog on")

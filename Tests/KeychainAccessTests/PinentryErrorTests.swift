@@ -14,6 +14,10 @@ import Testing
     }
   }
 
+  @Test func theOtherButtonOfAYesNoDialogIsNotConfirmed() {
+    #expect(Pinentry.error("ERR 83886194 Not confirmed <Pinentry>").description == "not confirmed")
+  }
+
   @Test func otherFailuresAreSaidInWords() {
     let noTerminal = Pinentry.error("ERR 83918950 Inappropriate ioctl for device <Pinentry>")
     #expect(
