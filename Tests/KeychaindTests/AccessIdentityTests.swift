@@ -91,6 +91,13 @@ import Testing
 
   func clientScript(_ setup: Setup) -> String { setup.daemon.home.path + "/b.py" }
 
+  /// `keychainctl access allow` for the client script, on every item of `login`.
+  func allowClient(_ setup: Setup) throws -> CommandResult {
+    try setup.keychainctl(
+      ["access", "allow", "--app", clientKey(setup), "login", "--password-stdin"],
+      stdin: "test password\n")
+  }
+
   /// Writes the client script, unless it is there: a test may have changed it.
   @discardableResult func writeClient(_ setup: Setup) throws -> String {
     let script = clientScript(setup)
@@ -135,14 +142,10 @@ import Testing
     let setup = try await Setup(confirmations: [.cancel])
     try setup.store("s3cret")
     // Not there yet: refused, rather than granted to whatever is put at the path later.
-    let early = try setup.keychainctl(
-      ["access", "allow", "--app", clientKey(setup), "login", "--password-stdin"],
-      stdin: "test password\n")
+    let early = try allowClient(setup)
     #expect(early.stderr.contains("cannot read \(clientScript(setup))"), "\(early.stderr)")
     try writeClient(setup)
-    let allowed = try setup.keychainctl(
-      ["access", "allow", "--app", clientKey(setup), "login", "--password-stdin"],
-      stdin: "test password\n")
+    let allowed = try allowClient(setup)
     #expect(allowed.status == 0, "\(allowed.stderr)")
     #expect(try runClient(setup, "read").stdout == "s3cret\n")
     #expect(setup.pinentry.confirmations == 0)
@@ -195,9 +198,7 @@ import Testing
     // The script may read the item for good, but a connection whose process has gone is
     // nobody: the script's grant does not reach the child that reads through it.
     try writeClient(setup)
-    let allowed = try setup.keychainctl(
-      ["access", "allow", "--app", clientKey(setup), "login", "--password-stdin"],
-      stdin: "test password\n")
+    let allowed = try allowClient(setup)
     #expect(allowed.status == 0, "\(allowed.stderr)")
     #expect(try runClient(setup, "read").stdout == "s3cret\n")
     #expect(setup.pinentry.confirmations == 0)

@@ -31,18 +31,27 @@ struct RealPinentryTests {
     #expect(try client.finish().contains("UNLOCKED ao ['\(login)']"), "\(daemon.log)")
   }
 
-  /// keychaind --unlock at a terminal asks "Password:" and does not echo what is typed.
-  @Test func unlockAtATerminalAsksWithoutEcho() async throws {
-    let bus = try PrivateBus()
-    let home = try TemporaryDirectory(prefix: "tty-unlock")
-    let environment = bus.environment(home: home.path, extra: ["PINENTRY": "none"])
+  /// A terminal running `keychaind --unlock` on the bus and home of `environment`, its log
+  /// appended to `log`, then the shell command `then`.
+  static func unlockAtATerminal(_ environment: [String: String], log: String, then: String)
+    throws -> TmuxTerminal
+  {
     let exports = environment.filter {
       $0.key == "DBUS_SESSION_BUS_ADDRESS" || $0.key.hasPrefix("XDG_") || $0.key == "HOME"
         || $0.key == "PINENTRY"
     }
     .map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
-    let terminal = try TmuxTerminal(
-      running: "env \(exports) \(Binaries.keychaind) --unlock 2>>\(home.path)/log; sleep 600")
+    return try TmuxTerminal(
+      running: "env \(exports) \(Binaries.keychaind) --unlock 2>>\(log); \(then)")
+  }
+
+  /// keychaind --unlock at a terminal asks "Password:" and does not echo what is typed.
+  @Test func unlockAtATerminalAsksWithoutEcho() async throws {
+    let bus = try PrivateBus()
+    let home = try TemporaryDirectory(prefix: "tty-unlock")
+    let environment = bus.environment(home: home.path, extra: ["PINENTRY": "none"])
+    let terminal = try Self.unlockAtATerminal(
+      environment, log: home.path + "/log", then: "sleep 600")
     _ = try await terminal.waitFor("Password:")
     try terminal.tmux(["send-keys", "-t", "t", "typed at a tty", "Enter"])
     // No login keyring yet: the password that makes it is asked twice.
@@ -73,14 +82,8 @@ struct RealPinentryTests {
     let bus = try PrivateBus()
     let home = try TemporaryDirectory(prefix: "tty-mismatch")
     let environment = bus.environment(home: home.path, extra: ["PINENTRY": "none"])
-    let exports = environment.filter {
-      $0.key == "DBUS_SESSION_BUS_ADDRESS" || $0.key.hasPrefix("XDG_") || $0.key == "HOME"
-    }
-    .map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
-    let terminal = try TmuxTerminal(
-      running:
-        "env \(exports) \(Binaries.keychaind) --unlock 2>>\(home.path)/log; echo status $?; sleep 600"
-    )
+    let terminal = try Self.unlockAtATerminal(
+      environment, log: home.path + "/log", then: "echo status $?; sleep 600")
     _ = try await terminal.waitFor("Password:")
     try terminal.tmux(["send-keys", "-t", "t", "first try", "Enter"])
     _ = try await terminal.waitFor("The password again:")
