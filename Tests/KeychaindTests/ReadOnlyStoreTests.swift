@@ -26,10 +26,14 @@ struct ReadOnlyStoreTests {
       atPath: root.path + "/keychainctl", withDestinationPath: "keychaind")
     try AccessUnprivilegedTests.chown(home)
     // No session bus: keychainctl uses its embedded store, keychaind starts a private bus.
-    let environment = [
+    var environment = [
       "PATH": "/usr/bin:/bin", "HOME": home, "XDG_DATA_HOME": home + "/data",
       "XDG_RUNTIME_DIR": home, "PINENTRY": "none",
     ]
+    // Under `make sanitize`, its options (no leak check, which cannot run as nobody) pass on.
+    for name in ["ASAN_OPTIONS", "UBSAN_OPTIONS"] {
+      environment[name] = ProcessInfo.processInfo.environment[name]
+    }
     let made = try runCommand(
       "/usr/bin/setpriv",
       AccessUnprivilegedTests.asNobody([
