@@ -87,15 +87,15 @@ public struct Unlocker: Sendable {
     return Outcome(wasLocked: wasLocked)
   }
 
-  /// Opens the login collection with `password`, or creates it with that password (as
-  /// gnome-keyring's login unlock does), points `default` at it if no alias does, runs the
-  /// password hook, and opens a default collection by another name that the same password
-  /// opens: `keychaind --unlock` and PAM's login unlock.
   /// Whether the store has a login collection yet (`openLogin` creates it otherwise).
   public func hasLogin() throws -> Bool {
     try store.hasCollection(KeychainStore.loginCollection)
   }
 
+  /// Opens the login collection with `password`, or creates it with that password (as
+  /// gnome-keyring's login unlock does), points `default` at it if no alias does, runs the
+  /// password hook, and opens a default collection by another name that the same password
+  /// opens: `keychaind --unlock` and PAM's login unlock.
   public func openLogin(with password: SecureBytes, route: String) throws -> Outcome {
     let login = KeychainStore.loginCollection
     var outcome: Outcome
