@@ -177,8 +177,6 @@ public struct KWalletImporter: KeyringImporter {
     outcome.record(report)
   }
 
-  /// The collection `wallet` goes into: the default one for the default wallet, else the one
-  /// labelled with its name, made with its password if there is none.
   /// The collection a wallet goes into that exists already: the default one for KDE's default
   /// wallet, else the one labelled with its name.
   private func existingTarget(_ wallet: String) throws -> String? {
@@ -188,6 +186,8 @@ public struct KWalletImporter: KeyringImporter {
     return try store.collections().first { !$0.isInMemory && $0.label == wallet }?.name
   }
 
+  /// The collection `wallet` goes into: the default one for the default wallet, else the one
+  /// labelled with its name, made with its password if there is none.
   private func target(_ wallet: String, password: SecureBytes, _ outcome: inout ImportOutcome)
     throws -> String
   {

@@ -202,8 +202,8 @@ final class Pinentry: @unchecked Sendable {
 
   /// `ERR <code> <text>`: gpg-error codes 99 (cancelled), 198 (fully cancelled) and 62
   /// (timeout) in the low 16 bits mean the user closed the dialog; 114 that the other button
-  /// of a yes/no dialog was chosen. Any other failure is said
-  /// in words, its code after them, without the source tag gpg-error appends (`<Pinentry>`).
+  /// of a yes/no dialog was chosen. Any other failure is said in words, its code after them,
+  /// without the source tag gpg-error appends (`<Pinentry>`).
   static func error(_ line: String) -> PinentryError {
     let fields = line.split(separator: " ", maxSplits: 2)
     let code = fields.count > 1 ? UInt32(fields[1]) ?? 0 : 0

@@ -77,17 +77,13 @@ struct Export: AsyncParsableCommand {
     }
     var chosen = try await client.collections().filter { !$0.path.rawValue.hasSuffix("/session") }
     if !collection.isEmpty {
-      chosen = chosen.filter { remote in
-        collection.contains {
-          $0 == remote.label
-            || $0 == remote.path.rawValue.split(separator: "/").last.map(String.init)
-        }
+      // By label, or by name (the last element of its path).
+      func names(_ name: String, _ remote: RemoteCollection) -> Bool {
+        name == remote.label
+          || name == remote.path.rawValue.split(separator: "/").last.map(String.init)
       }
-      let missing = collection.filter { name in
-        !chosen.contains {
-          name == $0.label || name == $0.path.rawValue.split(separator: "/").last.map(String.init)
-        }
-      }
+      chosen = chosen.filter { remote in collection.contains { names($0, remote) } }
+      let missing = collection.filter { name in !chosen.contains { names(name, $0) } }
       guard missing.isEmpty else {
         complain("keychainctl: no collection " + missing.map { "'\($0)'" }.joined(separator: ", "))
         throw Exit.failure
